@@ -1,0 +1,72 @@
+/**
+ * The contract between spreadsheet reading (src/input) and the rest of gemini-batch.
+ * Implemented by `openInput` in ./open-input.ts.
+ */
+
+/** Options that override what is detected; each maps to a CLI flag of `classify`. */
+export interface InputOptions {
+  /** `--encoding`: an iconv-lite encoding name (utf-8, utf-16le, utf-16be, windows-1252, latin1…). Default: detected. */
+  encoding?: string;
+  /** `--delimiter`: one character; `\t` and the word `tab` mean TAB. Default: detected among `,` `;` TAB `|`. */
+  delimiter?: string;
+  /** `--quote`: one character. Default: `"`. */
+  quote?: string;
+  /** `--header-row`: 1-based number of the line (CSV) or sheet row (XLSX) that holds the header. Default 1. */
+  headerRow?: number;
+  /** `--sheet`: XLSX sheet name, or its 1-based index as a string. Default: the first sheet. */
+  sheet?: string;
+  /** `--relax-column-count`: pad short records with empty cells and keep extra fields instead of refusing them. */
+  relaxColumnCount?: boolean;
+}
+
+/** How the file was read; a CSV output written back keeps delimiter and BOM. */
+export interface InputDialect {
+  format: 'csv' | 'xlsx';
+  /** iconv-lite name of the decoding used, e.g. `utf-8`, `utf-16le`, `windows-1252`. (`utf-8` for XLSX.) */
+  encoding: string;
+  /** The file starts with a byte-order mark. */
+  bom: boolean;
+  /** Field delimiter (`,` for XLSX). */
+  delimiter: string;
+  /** Quote character. */
+  quote: string;
+  /** The file's first line was Excel's `sep=X`. */
+  sepLine: boolean;
+  /** The record separator seen first: CRLF or LF. */
+  lineBreak: '\r\n' | '\n';
+  /** XLSX only: the sheet read. */
+  sheet?: string;
+}
+
+/** One data record, never the header. */
+export interface InputRecord {
+  /** 0-based index among data records: the row id, stable across runs of the same file. */
+  index: number;
+  /** 1-based physical line of the file where the record starts (sheet row for XLSX). */
+  line: number;
+  /** Every cell as text, one per entry of `InputSource.columns` (padded when relaxed). Leading zeros are kept. */
+  cells: string[];
+  /** Hash of the record's cells (stable across runs; identical records have identical fingerprints). */
+  fingerprint: string;
+}
+
+/** An opened spreadsheet. Opening reads only the head of the file; `records()` streams it. */
+export interface InputSource {
+  /** The path as the user gave it (used in messages). */
+  path: string;
+  dialect: InputDialect;
+  /** Column names after cleaning: blank names → `column_N` (N = 1-based position), repeats → `name_2`, `name_3`. */
+  columns: string[];
+  /** One line per renamed column, e.g. `column 8 has no name; called it column_8`. */
+  headerNotes: string[];
+  /** One line for the run's header, e.g. `UTF-8 with BOM, ';' delimited, CRLF, header on line 1, 2 columns`. */
+  describe(): string;
+  /** Size of the file in bytes. */
+  size: number;
+  /**
+   * Streams the data records in file order, from the first record after the header. Can be called again (each call
+   * re-reads the file). Blank lines are skipped. Holds only a bounded window of the file in memory.
+   * @throws InputError (code `INPUT_COLUMN_COUNT`, `INPUT_MALFORMED`…) naming the line, while iterating.
+   */
+  records(): AsyncIterable<InputRecord>;
+}

@@ -1,0 +1,41 @@
+/**
+ * One line of the job's journal (`<job-dir>/journal.jsonl`): the result of one finished row.
+ * The contract between the job and src/journal.
+ */
+import type { RowStatus } from '../row-status.js';
+
+/** Token counts of a row, from usageMetadata summed over its attempts (tokens). */
+export interface RowTokens {
+  /** usageMetadata.promptTokenCount summed over attempts. */
+  input: number;
+  /** usageMetadata.candidatesTokenCount summed over attempts. */
+  output: number;
+  /** usageMetadata.thoughtsTokenCount summed over attempts. */
+  thoughts: number;
+}
+
+export interface JournalEntry {
+  /** Row id: `InputRecord.index`. */
+  row: number;
+  /** `InputRecord.fingerprint` of the row when it was sent. */
+  fp: string;
+  /** Final status; never `pending` (a pending row has no entry). */
+  status: Exclude<RowStatus, 'pending'>;
+  /** The label (or the trimmed free text without --labels); null when there is none. */
+  label: string | null;
+  /** Structured output (--schema): one string per top-level property. Absent otherwise. */
+  fields?: Record<string, string>;
+  /** The model's raw answer text, before normalization; null when there was none. */
+  raw: string | null;
+  /** finishReason of the last answer, or the prompt's blockReason; null when no answer came. */
+  finishReason: string | null;
+  /** Why the row is not `ok`; null when it is. */
+  error: string | null;
+  tokens: RowTokens;
+  /** Requests sent for this row, this run and earlier ones. */
+  attempts: number;
+  /** Alias of the key that answered last (`key-1 …x7Qa`), never the key. */
+  key: string | null;
+  /** When the row finished, ISO 8601 UTC. */
+  time: string;
+}
