@@ -1,4 +1,139 @@
-/** Placeholder until the commander program lands. */
-export async function main(_argv: string[]): Promise<number> {
-  return 0;
+/**
+ * The `gemini-batch` program (commander): classify, status, simulate, plan. Commands and option names are the CLI
+ * contract of ../shared/DESIGN.md; exit codes are in ./errors.ts (`ExitCode`).
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { ExitCode, GeminiBatchError } from './errors.js';
+import type { RawClassifyOptions } from './config/classify-config.js';
+import { TOOL_VERSION } from './version.js';
+
+interface Io {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Adds the options shared by `classify` and `plan`. */
+function classifyOptions(cmd: Command): Command {
+  return cmd
+    .option('-p, --prompt <text>', 'prompt template; {{Column Name}} inserts that column of the row')
+    .option('--prompt-file <file>', 'read the prompt template from a file')
+    .option('-l, --labels <list>', 'allowed labels, comma-separated; the answer is constrained to them (enum output)')
+    .option('--labels-file <file>', 'allowed labels, one a line')
+    .option('--schema <file>', 'JSON schema of a structured answer; each top-level property becomes an output column')
+    .option('--system <text>', 'system instruction')
+    .option('--system-file <file>', 'read the system instruction from a file')
+    .option('-m, --model <id>', 'model id (default gemini-2.5-flash)')
+    .option('-o, --output <file>', 'output file; the extension picks the format (.csv .tsv .jsonl .xlsx); - for CSV on stdout')
+    .option('--job-dir <dir>', 'job directory (default <input>.gemini-batch beside the input)')
+    .option('--keys-file <file>', 'API keys, one a line: KEY or PROJECT KEY; keys of one project share its limits')
+    .option('--workers-per-key <n>', 'requests in flight per key (default 8)')
+    .option('--rpm <n>', 'requests per minute of each project for this model')
+    .option('--tpm <n>', 'input tokens per minute of each project for this model')
+    .option('--rpd <n>', 'requests per day (Pacific) of each project for this model')
+    .option('--headroom <fraction>', 'fraction kept under the per-minute limits (default 0.02)')
+    .option('--limit <n>', 'only the first n data rows')
+    .option('--base-url <url>', 'API endpoint (also GOOGLE_GEMINI_BASE_URL)')
+    .option('--simulate', 'run against the built-in Gemini simulator, in-process; no key needed')
+    .option('--simulate-config <scenario.json>', 'the simulator scenario (quotas, faults) for --simulate')
+    .option('--timeout <s>', 'per-request timeout in seconds (default 60)')
+    .option('--max-attempts <n>', 'requests per row at most (default 8)')
+    .option('--retry-errors', 'on resume, send rows that ended failed, blocked, invalid_label or invalid_output again')
+    .option('--restart', "discard the job directory's results and start over")
+    .option('--json', 'NDJSON events on stdout instead of the progress bar')
+    .option('--header-row <n>', 'the line holding the header (files with title rows above it); default 1')
+    .option('--encoding <name>', 'input encoding (default: detected)')
+    .option('--delimiter <char>', 'input delimiter, or "tab" (default: detected)')
+    .option('--quote <char>', 'input quote character (default ")')
+    .option('--sheet <name|index>', 'the sheet of an XLSX input (default the first)')
+    .option('--relax-column-count', 'pad short records and keep extra fields instead of refusing them')
+    .option('--max-input-tokens <n>', 'rows whose prompt is longer are not sent; they end skipped (default 32000)')
+    .option('--max-output-tokens <n>', 'generationConfig.maxOutputTokens')
+    .option('--temperature <t>', 'generationConfig.temperature (default 0)')
+    .option('--thinking-budget <n>', "thinking budget in tokens (default: the model's smallest; 0 = off where allowed)")
+    .addOption(new Option('--no-escape-formulas', 'keep cells that begin with = + - @ TAB CR as they are'));
+}
+
+/** Builds the program; actions set `exit.code`. */
+function program(io: Io, exit: { code: number }, argv: string[]): Command {
+  const cmd = new Command('gemini-batch')
+    .description("Classify the rows of a spreadsheet with Google's Gemini API, at the quota's full rate, with exact resume.")
+    .version(TOOL_VERSION)
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .exitOverride();
+
+  classifyOptions(cmd.command('classify').argument('<input>', 'CSV, TSV or XLSX file').description('classify every row; resumes a matching job automatically'))
+    .exitOverride()
+    .action(async (input: string, options: RawClassifyOptions) => {
+      const { runClassify } = await import('./job/run-classify.js');
+      exit.code = await runClassify(input, options, { ...io, argv });
+    });
+
+  cmd
+    .command('status')
+    .argument('<input-or-job-dir>', 'the input file or its job directory')
+    .option('--job-dir <dir>', 'job directory, when not the default beside the input')
+    .option('--json', 'one JSON object instead of text')
+    .description('counts by status, tokens, retries and what remains; no API call')
+    .exitOverride()
+    .action(async (target: string, options: { jobDir?: string; json?: boolean }) => {
+      const { runStatus } = await import('./job/run-status.js');
+      exit.code = await runStatus(target, options, io);
+    });
+
+  cmd
+    .command('simulate')
+    .option('--port <n>', 'port on 127.0.0.1 (default 8765; 0 = any free port)')
+    .option('--config <scenario.json>', 'scenario: projects, keys, quotas, faults, scripted answers')
+    .option('--rpm <n>', 'requests per minute of every project and model')
+    .option('--tpm <n>', 'input tokens per minute of every project and model')
+    .option('--rpd <n>', 'requests per day of every project and model')
+    .description('run the Gemini API simulator on 127.0.0.1 until Ctrl-C')
+    .exitOverride()
+    .action(async (options: { port?: string; config?: string; rpm?: string; tpm?: string; rpd?: string }) => {
+      const { positiveInt, integer } = await import('./config/option-values.js');
+      const { runSimulateCommand } = await import('./simulator/index.js');
+      const port = integer('--port', options.port, 0) ?? 8765;
+      exit.code = await runSimulateCommand(
+        {
+          port,
+          ...(options.config !== undefined ? { config: options.config } : {}),
+          ...optional('rpm', positiveInt('--rpm', options.rpm)),
+          ...optional('tpm', positiveInt('--tpm', options.tpm)),
+          ...optional('rpd', positiveInt('--rpd', options.rpd)),
+        },
+        io,
+      );
+    });
+  return cmd;
+}
+
+function optional<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
+}
+
+/**
+ * Runs the CLI.
+ * @param argv `process.argv` (node, script, then the arguments).
+ * @returns the exit code.
+ */
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  const exit = { code: ExitCode.Ok as number };
+  const args = argv.slice(2);
+  try {
+    await program(io, exit, args).parseAsync(argv);
+    return exit.code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with exit code 0; every other commander error is a usage error.
+      return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+    }
+    if (error instanceof GeminiBatchError) {
+      io.stderr.write(`gemini-batch: ${error.message}\n`);
+      return error.exitCode;
+    }
+    io.stderr.write(`gemini-batch: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return ExitCode.Internal;
+  }
 }

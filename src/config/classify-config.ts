@@ -1,0 +1,193 @@
+/**
+ * Every `classify` option, parsed and validated once, before anything else happens (exit 2 on any problem, before any
+ * API call). The names follow the CLI contract of ../shared/DESIGN.md.
+ */
+import { parse as parsePath } from 'node:path';
+import { UsageError } from '../errors.js';
+import type { InputOptions } from '../input/input-source.js';
+import { parseLabelLines, parseLabelList } from '../prompt/labels.js';
+import { compileSchema, type StructuredSchema } from '../prompt/structured-output.js';
+import { DEFAULT_HEADROOM } from '../schedule/quota-limits.js';
+import { fraction, integer, nonNegativeNumber, oneOf, positiveInt, readTextOption } from './option-values.js';
+
+/** Options as commander hands them over (strings, booleans). */
+export interface RawClassifyOptions {
+  prompt?: string;
+  promptFile?: string;
+  labels?: string;
+  labelsFile?: string;
+  system?: string;
+  systemFile?: string;
+  schema?: string;
+  model?: string;
+  output?: string;
+  jobDir?: string;
+  keysFile?: string;
+  workersPerKey?: string;
+  rpm?: string;
+  tpm?: string;
+  rpd?: string;
+  headroom?: string;
+  limit?: string;
+  baseUrl?: string;
+  simulate?: boolean;
+  simulateConfig?: string;
+  timeout?: string;
+  maxAttempts?: string;
+  retryErrors?: boolean;
+  restart?: boolean;
+  json?: boolean;
+  headerRow?: string;
+  encoding?: string;
+  delimiter?: string;
+  quote?: string;
+  sheet?: string;
+  relaxColumnCount?: boolean;
+  maxInputTokens?: string;
+  maxOutputTokens?: string;
+  temperature?: string;
+  thinkingBudget?: string;
+  escapeFormulas?: boolean;
+}
+
+export interface ClassifyConfig {
+  input: string;
+  inputOptions: InputOptions;
+  prompt: string;
+  system: string | undefined;
+  labels: string[] | undefined;
+  schema: StructuredSchema | undefined;
+  model: string;
+  /** Output path, `-` for stdout, or undefined for the default beside the input. */
+  output: string | undefined;
+  /** Job directory, or undefined for the default beside the input. */
+  jobDir: string | undefined;
+  keysFile: string | undefined;
+  /** Requests in flight per key. */
+  workersPerKey: number;
+  /** Per-project limits given on the command line (requests/min, input tokens/min, requests/day). */
+  rpm: number | undefined;
+  tpm: number | undefined;
+  rpd: number | undefined;
+  /** Fraction kept under the per-minute limits. */
+  headroom: number;
+  /** Only the first n data rows. */
+  limit: number | undefined;
+  baseUrl: string | undefined;
+  simulate: boolean;
+  simulateConfig: string | undefined;
+  /** Per-request timeout, ms. */
+  timeoutMs: number;
+  maxAttempts: number;
+  retryErrors: boolean;
+  restart: boolean;
+  json: boolean;
+  /** Rows whose request would exceed this many input tokens are `skipped`. */
+  maxInputTokens: number;
+  maxOutputTokens: number | undefined;
+  temperature: number;
+  thinkingBudget: number | undefined;
+  escapeFormulas: boolean;
+}
+
+/** @default 8 requests in flight per key */
+export const DEFAULT_WORKERS_PER_KEY = 8;
+/** @default 60 s */
+export const DEFAULT_TIMEOUT_S = 60;
+/** @default 8 requests per row */
+export const DEFAULT_MAX_ATTEMPTS = 8;
+/** @default 32,000 tokens: well under the 1,048,576-token context window (fixture 400-context-too-long.json). */
+export const DEFAULT_MAX_INPUT_TOKENS = 32_000;
+/** @default gemini-2.5-flash */
+export const DEFAULT_MODEL = 'gemini-2.5-flash';
+
+/**
+ * Validates the options of `classify <input>`, reading the prompt, system, labels and schema files.
+ * @throws UsageError (`OPTION_INVALID`, `OPTION_CONFLICT`, `OPTION_MISSING`, `LABELS_INVALID`, `SCHEMA_INVALID`) or
+ *   InputError (`OPTION_FILE_UNREADABLE`).
+ */
+export async function resolveClassifyConfig(input: string, raw: RawClassifyOptions, env: NodeJS.ProcessEnv): Promise<ClassifyConfig> {
+  oneOf(['--prompt', raw.prompt], ['--prompt-file', raw.promptFile]);
+  oneOf(['--labels', raw.labels], ['--labels-file', raw.labelsFile]);
+  oneOf(['--system', raw.system], ['--system-file', raw.systemFile]);
+  oneOf(['--labels', raw.labels ?? raw.labelsFile], ['--schema', raw.schema]);
+  if (raw.simulateConfig !== undefined && !raw.simulate) {
+    throw new UsageError('OPTION_CONFLICT', '--simulate-config needs --simulate.');
+  }
+  if (raw.simulate && raw.baseUrl !== undefined) throw new UsageError('OPTION_CONFLICT', 'Give --simulate or --base-url, not both.');
+  if (raw.json && raw.output === '-') throw new UsageError('OPTION_CONFLICT', '--json and -o - both write to stdout; choose one.');
+
+  const prompt = raw.prompt ?? (raw.promptFile !== undefined ? await readTextOption('--prompt-file', raw.promptFile) : undefined);
+  if (prompt === undefined || prompt.trim() === '') {
+    throw new UsageError('OPTION_MISSING', 'Give the prompt with --prompt "…{{Column}}…" or --prompt-file FILE.');
+  }
+  const system = raw.system ?? (raw.systemFile !== undefined ? await readTextOption('--system-file', raw.systemFile) : undefined);
+  let labels: string[] | undefined;
+  if (raw.labels !== undefined) labels = parseLabelList(raw.labels);
+  else if (raw.labelsFile !== undefined) labels = parseLabelLines(await readTextOption('--labels-file', raw.labelsFile), raw.labelsFile);
+  let schema: StructuredSchema | undefined;
+  if (raw.schema !== undefined) {
+    const text = await readTextOption('--schema', raw.schema);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new UsageError('SCHEMA_INVALID', `${raw.schema}: not valid JSON (${(error as Error).message})`);
+    }
+    schema = compileSchema(json, raw.schema);
+  }
+
+  const delimiter = raw.delimiter === 'tab' || raw.delimiter === '\\t' ? '\t' : raw.delimiter;
+  if (delimiter !== undefined && [...delimiter].length !== 1) throw new UsageError('OPTION_INVALID', `--delimiter must be one character (or "tab"), got ${JSON.stringify(raw.delimiter)}.`);
+  if (raw.quote !== undefined && [...raw.quote].length !== 1) throw new UsageError('OPTION_INVALID', `--quote must be one character, got ${JSON.stringify(raw.quote)}.`);
+  const model = (raw.model ?? DEFAULT_MODEL).replace(/^models\//, '');
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(model)) throw new UsageError('OPTION_INVALID', `--model ${JSON.stringify(raw.model)} is not a model id such as gemini-2.5-flash.`);
+  const baseUrl = raw.baseUrl ?? env.GOOGLE_GEMINI_BASE_URL;
+  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new UsageError('OPTION_INVALID', `--base-url must be an http(s) URL, got ${JSON.stringify(baseUrl)}.`);
+  const temperature = nonNegativeNumber('--temperature', raw.temperature) ?? 0;
+  if (temperature > 2) throw new UsageError('OPTION_INVALID', `--temperature must be between 0 and 2, got ${temperature}.`);
+
+  return {
+    input,
+    inputOptions: {
+      ...(raw.encoding !== undefined ? { encoding: raw.encoding } : {}),
+      ...(delimiter !== undefined ? { delimiter } : {}),
+      ...(raw.quote !== undefined ? { quote: raw.quote } : {}),
+      headerRow: positiveInt('--header-row', raw.headerRow) ?? 1,
+      ...(raw.sheet !== undefined ? { sheet: raw.sheet } : {}),
+      relaxColumnCount: raw.relaxColumnCount ?? false,
+    },
+    prompt,
+    system: system === undefined || system.trim() === '' ? undefined : system,
+    labels,
+    schema,
+    model,
+    output: raw.output,
+    jobDir: raw.jobDir,
+    keysFile: raw.keysFile,
+    workersPerKey: positiveInt('--workers-per-key', raw.workersPerKey) ?? DEFAULT_WORKERS_PER_KEY,
+    rpm: positiveInt('--rpm', raw.rpm),
+    tpm: positiveInt('--tpm', raw.tpm),
+    rpd: positiveInt('--rpd', raw.rpd),
+    headroom: fraction('--headroom', raw.headroom) ?? DEFAULT_HEADROOM,
+    limit: positiveInt('--limit', raw.limit),
+    baseUrl: raw.simulate ? undefined : baseUrl,
+    simulate: raw.simulate ?? false,
+    simulateConfig: raw.simulateConfig,
+    timeoutMs: Math.round(1000 * (nonNegativeNumber('--timeout', raw.timeout) ?? DEFAULT_TIMEOUT_S)) || DEFAULT_TIMEOUT_S * 1000,
+    maxAttempts: positiveInt('--max-attempts', raw.maxAttempts) ?? DEFAULT_MAX_ATTEMPTS,
+    retryErrors: raw.retryErrors ?? false,
+    restart: raw.restart ?? false,
+    json: raw.json ?? false,
+    maxInputTokens: positiveInt('--max-input-tokens', raw.maxInputTokens) ?? DEFAULT_MAX_INPUT_TOKENS,
+    maxOutputTokens: positiveInt('--max-output-tokens', raw.maxOutputTokens),
+    temperature,
+    thinkingBudget: integer('--thinking-budget', raw.thinkingBudget, -1),
+    escapeFormulas: raw.escapeFormulas ?? true,
+  };
+}
+
+/** The input's file name without its extension, for default output and job paths. */
+export function inputStem(input: string): string {
+  return parsePath(input).name;
+}

@@ -1,0 +1,66 @@
+/**
+ * The rows a run has to send, in input order: every record of the job without a result in the journal — plus, with
+ * `--retry-errors`, the rows that ended failed, blocked, invalid_label or invalid_output, and on every run the rows that
+ * were skipped as too long (a larger --max-input-tokens may now admit them). Streams the input: only the scheduler's
+ * read-ahead is held in memory.
+ */
+import type { InputSource } from '../input/input-source.js';
+import type { Journal } from '../journal/journal.js';
+import { RETRYABLE_STATUSES } from '../row-status.js';
+import type { TokenEstimator } from '../schedule/token-estimator.js';
+import type { RowOutcome, WorkItem } from '../schedule/work-item.js';
+
+export interface RowSourceOptions {
+  input: InputSource;
+  /** Rows of the job (records past it are not read). */
+  total: number;
+  journal: Journal;
+  retryErrors: boolean;
+  /** Token features of a row's whole request (prompt + system instruction + schema). */
+  features(cells: readonly string[]): Float64Array;
+  estimator: TokenEstimator;
+  /** Rows estimated above this many input tokens are not sent (`skipped`). */
+  maxInputTokens: number;
+  /** Receives rows finished without a request (skipped). */
+  onSkipped(item: WorkItem, outcome: RowOutcome): void;
+}
+
+/** Yields a {@link WorkItem} for each row to send. @throws InputError from reading the input. */
+export async function* rowsToSend(o: RowSourceOptions): AsyncGenerator<WorkItem> {
+  if (o.total === 0) return;
+  for await (const record of o.input.records()) {
+    if (record.index >= o.total) break;
+    const status = o.journal.status(record.index);
+    if (status !== undefined && status !== 'skipped' && !(o.retryErrors && RETRYABLE_STATUSES.has(status))) continue;
+    const features = o.features(record.cells);
+    const earlier = status !== undefined ? (o.journal.get(record.index)?.attempts ?? 0) : 0;
+    const item: WorkItem = {
+      row: record.index,
+      cells: record.cells,
+      fingerprint: record.fingerprint,
+      features,
+      attempts: 0,
+      earlierAttempts: earlier,
+      notBefore: 0,
+      variant: undefined,
+      retriedFor: new Set(),
+      usage: { input: 0, output: 0, thoughts: 0 },
+      lastError: null,
+      key: null,
+    };
+    const estimate = o.estimator.estimate(features);
+    if (estimate > o.maxInputTokens) {
+      if (status !== 'skipped') {
+        o.onSkipped(item, {
+          status: 'skipped',
+          label: null,
+          raw: null,
+          finishReason: null,
+          error: `prompt of about ${estimate} input tokens is over --max-input-tokens ${o.maxInputTokens}`,
+        });
+      }
+      continue;
+    }
+    yield item;
+  }
+}

@@ -1,0 +1,354 @@
+/**
+ * `gemini-batch classify <input>`: the pipeline. Data flows one way:
+ * rows in (input/) → prompts (prompt/) → scheduler (schedule/) → Gemini (gemini/) → journal (journal/) → output (output/).
+ *
+ * Order of work, so that every usage or input error stops the job before any API call (exit 2):
+ * options → keys → input header and template → job directory (manifest, lock, journal) → whole-input scan (first run)
+ * → endpoint (simulator) → send → output → summary.
+ */
+import path from 'node:path';
+import { resolveClassifyConfig, type ClassifyConfig, type RawClassifyOptions } from '../config/classify-config.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { createGeminiClient } from '../gemini/gemini-client.js';
+import { answerJudge, type AnswerMode } from '../gemini/judge-answer.js';
+import { openInput } from '../input/open-input.js';
+import type { JournalEntry } from '../journal/journal-entry.js';
+import { modelProfile } from '../prompt/model-profile.js';
+import { requestBuilder } from '../prompt/build-request.js';
+import { compileTemplate } from '../prompt/template.js';
+import { ROW_STATUSES, type RowStatus } from '../row-status.js';
+import { Dispatcher, type DispatchEnd, type KeyPool, type ProjectGate } from '../schedule/dispatcher.js';
+import { pacificClock } from '../schedule/pacific-day.js';
+import { ProjectLimiter } from '../schedule/project-limiter.js';
+import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
+import { RateLimitPolicy } from '../schedule/rate-limit-policy.js';
+import { TokenEstimator, tokenFeatures } from '../schedule/token-estimator.js';
+import type { RowOutcome, WorkItem } from '../schedule/work-item.js';
+import { formatCount, RateMeter, type ProgressSnapshot } from '../report/progress-snapshot.js';
+import type { Reporter } from '../report/reporter.js';
+import type { JobSummary } from '../report/summary.js';
+import { DailyUsageFile } from './daily-usage-file.js';
+import { installInterrupts } from './interrupts.js';
+import { openJob } from './open-job.js';
+import { chooseReporter } from './choose-reporter.js';
+import { resolveEndpoint } from './endpoint.js';
+import { rowsToSend } from './row-source.js';
+import { appendRunLog, runLogFile } from './run-log.js';
+import { resultLayout, writeResults } from './write-results.js';
+
+export interface CommandIo {
+  stdout: NodeJS.WriteStream | NodeJS.WritableStream;
+  stderr: NodeJS.WriteStream | NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  /** The command line as typed after `gemini-batch` (for the resume hint). */
+  argv: string[];
+}
+
+/**
+ * Runs `classify`. Returns the exit code of the CLI contract: 0 every row ok · 1 some rows not ok · 2 usage or input
+ * error · 3 stopped early and resumable.
+ * @throws GeminiBatchError subclasses for usage and input errors (exit 2), before any API call.
+ */
+export async function runClassify(input: string, raw: RawClassifyOptions, io: CommandIo): Promise<number> {
+  const started = Date.now();
+  const config = await resolveClassifyConfig(input, raw, io.env);
+  const source = await openInput(config.input, config.inputOptions);
+  const template = compileTemplate(config.prompt, source.columns, source.ambiguousColumns ? new Set(source.ambiguousColumns) : undefined);
+  const mode: AnswerMode = config.labels ? { kind: 'labels', labels: config.labels } : config.schema ? { kind: 'schema', schema: config.schema } : { kind: 'text' };
+  const layout = resultLayout(source.columns, config.schema?.properties);
+  const endpoint = await resolveEndpoint(config, io.env);
+  let job: Awaited<ReturnType<typeof openJob>> | undefined;
+  try {
+    job = await openJob(config, source);
+    return await classifyRows(config, { source, template, mode, layout, endpoint, job, io, started });
+  } finally {
+    await job?.close();
+    await endpoint.close();
+  }
+}
+
+interface Prepared {
+  source: Awaited<ReturnType<typeof openInput>>;
+  template: ReturnType<typeof compileTemplate>;
+  mode: AnswerMode;
+  layout: ReturnType<typeof resultLayout>;
+  endpoint: Awaited<ReturnType<typeof resolveEndpoint>>;
+  job: Awaited<ReturnType<typeof openJob>>;
+  io: CommandIo;
+  started: number;
+}
+
+async function classifyRows(config: ClassifyConfig, p: Prepared): Promise<number> {
+  const { source, job, io, endpoint } = p;
+  const journal = job.journal;
+  const total = config.limit !== undefined ? Math.min(config.limit, job.records) : job.records;
+  const outputTarget = config.output ?? defaultOutput(config.input);
+  const reporter: Reporter = chooseReporter(config, io, outputTarget === '-');
+
+  // Per-row counts, kept up to date as rows finish.
+  const byStatus = Object.fromEntries(ROW_STATUSES.map((s) => [s, 0])) as Record<RowStatus, number>;
+  let done = 0;
+  for (const row of journal.rows()) {
+    if (row >= total) continue;
+    byStatus[journal.status(row) as RowStatus]++;
+    done++;
+  }
+  byStatus.pending = total - done;
+  const resumed = done;
+  const earlierTotals = journal.totals();
+  const tokens = { input: earlierTotals.input, output: earlierTotals.output, thoughts: earlierTotals.thoughts };
+
+  // Limits and gates, one per quota project.
+  const profile = modelProfile(config.model);
+  const daily = new DailyUsageFile(job.files.quotaUsage);
+  const gates = new Map<string, ProjectGate>();
+  const notices = new Set<string>();
+  const notify = (notice: { key: string; text: string }) => {
+    if (notices.has(notice.key)) return;
+    notices.add(notice.key);
+    reporter.notice(notice.text);
+  };
+  const now = Date.now();
+  for (const key of endpoint.keys) {
+    if (gates.has(key.project)) continue;
+    const limiter = new ProjectLimiter({
+      project: key.project,
+      model: config.model,
+      limits: startingLimits(config, endpoint.limits, profile.defaultLimits),
+      headroom: config.headroom,
+      daily,
+      now,
+    });
+    gates.set(key.project, { limiter, policy: new RateLimitPolicy(limiter, notify, now) });
+  }
+  const pools: KeyPool[] = endpoint.keys.map((key) => ({
+    alias: key.alias,
+    project: key.project,
+    client: createGeminiClient({ apiKey: key.value, ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}), timeoutMs: config.timeoutMs }),
+    concurrency: config.workersPerKey,
+  }));
+
+  const build = requestBuilder({
+    model: config.model,
+    template: p.template,
+    system: config.system,
+    labels: config.labels,
+    schema: config.schema?.json,
+    temperature: config.temperature,
+    maxOutputTokens: config.maxOutputTokens,
+    thinkingBudget: config.thinkingBudget,
+  });
+  const constantFeatures = tokenFeatures(`${config.system ?? ''}\n${config.schema ? JSON.stringify(config.schema.json) : config.labels ? JSON.stringify(config.labels) : ''}`);
+  const features = (cells: readonly string[]) => {
+    const x = tokenFeatures(p.template.render(cells));
+    for (let i = 1; i < x.length; i++) x[i]! += constantFeatures[i] ?? 0;
+    return x;
+  };
+  const estimator = new TokenEstimator();
+  const judge = answerJudge(p.mode);
+
+  let finishedThisRun = 0;
+  const record = (item: WorkItem, outcome: RowOutcome) => {
+    const previous = journal.status(item.row);
+    const entry: JournalEntry = {
+      row: item.row,
+      fp: item.fingerprint,
+      status: outcome.status,
+      label: outcome.label,
+      ...(outcome.fields ? { fields: outcome.fields } : {}),
+      raw: outcome.raw,
+      finishReason: outcome.finishReason,
+      error: outcome.error,
+      tokens: { ...item.usage },
+      attempts: item.earlierAttempts + item.attempts,
+      key: item.key,
+      time: new Date().toISOString(),
+    };
+    journal.append(entry);
+    if (previous === undefined) {
+      byStatus.pending--;
+      done++;
+    } else byStatus[previous]--;
+    byStatus[outcome.status]++;
+    tokens.input += item.usage.input;
+    tokens.output += item.usage.output;
+    tokens.thoughts += item.usage.thoughts;
+    finishedThisRun++;
+  };
+
+  const dispatcher = new Dispatcher({
+    pools,
+    gates,
+    rows: rowsToSend({
+      input: source,
+      total,
+      journal,
+      retryErrors: config.retryErrors,
+      features,
+      estimator,
+      maxInputTokens: config.maxInputTokens,
+      onSkipped: record,
+    }),
+    estimator,
+    buildRequest: build,
+    judge: (_item, answer) => judge(answer),
+    onFinished: record,
+    onNotice: notify,
+    maxAttempts: config.maxAttempts,
+  });
+
+  reporter.start({
+    input: config.input,
+    inputDescription: source.describe(),
+    headerNotes: source.headerNotes,
+    model: config.model,
+    total,
+    resumed,
+    toSend: total - resumed,
+    pools: endpoint.keys.map((k) => `${k.alias} → project ${k.project} (${config.workersPerKey} workers)`),
+    limits: [...gates.values()].map(({ limiter }) => `project ${limiter.project}: ${describeLimits(limiter.limits)}`),
+    jobDir: job.dir,
+    output: outputTarget === '-' ? 'stdout' : outputTarget,
+    endpoint: endpoint.description,
+  });
+  if (job.repaired) notify({ key: 'journal-repair', text: `the journal's last line was torn (line ${job.repaired.line}, ${job.repaired.bytes} bytes) and was dropped; that row will be sent again` });
+  for (const note of job.notes) notify({ key: `job-note:${note}`, text: note });
+
+  const meter = new RateMeter();
+  const snapshot = (): ProgressSnapshot => {
+    const at = Date.now();
+    const rate = meter.sample(at, done);
+    return {
+      done,
+      total,
+      byStatus: { ...byStatus },
+      requests: dispatcher.stats.requests,
+      rateLimited: dispatcher.stats.rateLimited,
+      retries: dispatcher.stats.retries,
+      inFlight: dispatcher.stats.inFlight,
+      tokens: { ...tokens },
+      elapsedMs: at - p.started,
+      rowsPerSecond: rate,
+      etaMs: rate > 0 ? ((total - done) / rate) * 1000 : undefined,
+      costUsd: undefined,
+    };
+  };
+  const ticker = setInterval(() => reporter.tick(snapshot()), 250);
+  const interrupts = installInterrupts({
+    onFirst: () => {
+      notify({ key: 'interrupt', text: 'stopping: no new requests; waiting for the ones in flight (Ctrl-C again to quit at once)' });
+      dispatcher.stop();
+    },
+    onSecond: () => {
+      journal.flush();
+      void daily.flush();
+    },
+  });
+
+  let end: DispatchEnd;
+  try {
+    end = await dispatcher.run();
+  } finally {
+    clearInterval(ticker);
+    interrupts.remove();
+    journal.flush();
+    await daily.flush();
+  }
+  reporter.tick(snapshot());
+
+  let outputNote: string | undefined = outputTarget === '-' ? undefined : outputTarget;
+  const written = await writeResults({
+    input: source,
+    total,
+    journal,
+    layout: p.layout,
+    spec: {
+      target: outputTarget,
+      delimiter: source.dialect.delimiter,
+      bom: source.dialect.bom,
+      lineBreak: source.dialect.lineBreak,
+      escapeFormulas: config.escapeFormulas,
+    },
+  });
+  if (written !== total) outputNote = `${outputNote ?? 'stdout'} (${written} rows; expected ${total})`;
+
+  const { exitCode, ending } = exitFor(end, byStatus, total);
+  const summary: JobSummary = {
+    exitCode,
+    ending,
+    total,
+    byStatus: { ...byStatus },
+    requests: dispatcher.stats.requests,
+    rateLimited: dispatcher.stats.rateLimited,
+    retries: dispatcher.stats.retries,
+    tokens: { ...tokens },
+    costUsd: undefined,
+    wallMs: Date.now() - p.started,
+    finishedThisRun,
+    output: outputNote,
+    jobDir: job.dir,
+    resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(io.argv) : undefined,
+  };
+  reporter.finish(summary);
+  await appendRunLog(runLogFile(job.dir), {
+    startedAt: new Date(p.started).toISOString(),
+    endedAt: new Date().toISOString(),
+    exitCode,
+    requests: summary.requests,
+    rateLimited: summary.rateLimited,
+    retries: summary.retries,
+    finished: finishedThisRun,
+  });
+  return exitCode;
+}
+
+function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: number): { exitCode: number; ending: string } {
+  switch (end.kind) {
+    case 'done': {
+      const notOk = total - byStatus.ok;
+      return notOk === 0
+        ? { exitCode: ExitCode.Ok, ending: 'finished: every row ok' }
+        : { exitCode: ExitCode.SomeRowsNotOk, ending: `finished: ${formatCount(notOk)} of ${formatCount(total)} rows not ok` };
+    }
+    case 'interrupted':
+      return { exitCode: ExitCode.Stopped, ending: `interrupted: ${formatCount(byStatus.pending)} rows pending` };
+    case 'parked':
+      return {
+        exitCode: ExitCode.Stopped,
+        ending: `stopped: every project is parked (${end.reasons.join('; ')}); capacity returns at ${pacificClock(end.until)}; ${formatCount(byStatus.pending)} rows pending`,
+      };
+    case 'unavailable':
+      return { exitCode: ExitCode.Stopped, ending: `stopped: no key can send (${end.reasons.join('; ')}); ${formatCount(byStatus.pending)} rows pending` };
+    case 'fatal':
+      throw new UsageError('MODEL_UNAVAILABLE', `${end.failure.message}\nCheck --model (e.g. gemini-2.5-flash). Rows already done are kept in the journal.`);
+  }
+}
+
+function startingLimits(config: ClassifyConfig, endpointLimits: { rpm?: number; tpm?: number; rpd?: number } | undefined, defaults: { rpm: number; tpm: number }): ProjectLimits {
+  const pick = (given: number | undefined, fromEndpoint: number | undefined, fallback: number): QuotaLimit =>
+    given !== undefined ? { value: given, source: 'given' } : fromEndpoint !== undefined ? { value: fromEndpoint, source: 'given' } : { value: fallback, source: 'default' };
+  // A daily limit is enforced only when given or learned from a 429: parking a job on a guessed RPD would stop work
+  // the account may well allow.
+  const rpd = config.rpd ?? endpointLimits?.rpd;
+  return {
+    rpm: pick(config.rpm, endpointLimits?.rpm, defaults.rpm),
+    tpm: pick(config.tpm, endpointLimits?.tpm, defaults.tpm),
+    rpd: rpd === undefined ? undefined : { value: rpd, source: 'given' },
+  };
+}
+
+function describeLimits(limits: ProjectLimits): string {
+  const one = (name: string, l: QuotaLimit | undefined) => (l ? `${name} ${formatCount(l.value)} (${l.source})` : `${name} –`);
+  return [one('RPM', limits.rpm), one('TPM', limits.tpm), one('RPD', limits.rpd)].join(' · ');
+}
+
+function defaultOutput(input: string): string {
+  const parsed = path.parse(input);
+  return path.join(parsed.dir, `${parsed.name}.classified.csv`);
+}
+
+function resumeCommand(argv: string[]): string {
+  const quoted = argv.filter((a) => a !== '--restart').map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`));
+  return `gemini-batch ${quoted.join(' ')}`;
+}
+

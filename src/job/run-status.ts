@@ -1,0 +1,74 @@
+/**
+ * `gemini-batch status <input|job-dir>`: what a job has done and what remains, read from its manifest and journal.
+ * No API call.
+ */
+import { stat } from 'node:fs/promises';
+import { UsageError } from '../errors.js';
+import { defaultJobDir, jobFiles } from '../journal/job-dir.js';
+import { Journal } from '../journal/journal.js';
+import { readManifest } from '../journal/manifest.js';
+import { formatCount } from '../report/progress-snapshot.js';
+import { ROW_STATUSES, type RowStatus } from '../row-status.js';
+import { readRunLog, runLogFile } from './run-log.js';
+
+/** @throws UsageError `STATUS_NO_JOB` when there is no job to report. */
+export async function runStatus(target: string, options: { jobDir?: string; json?: boolean }, io: { stdout: NodeJS.WritableStream }): Promise<number> {
+  const dir = options.jobDir ?? ((await isDirectory(target)) ? target : defaultJobDir(target));
+  const manifest = await readManifest(dir);
+  if (!manifest) throw new UsageError('STATUS_NO_JOB', `${dir} holds no gemini-batch job (no manifest.json). Give the input file or its job directory.`);
+  const journal = await Journal.open(jobFiles(dir).journal);
+  try {
+    const records = manifest.input.records ?? 0;
+    const byStatus = Object.fromEntries(ROW_STATUSES.map((s) => [s, 0])) as Record<RowStatus, number>;
+    let done = 0;
+    for (const row of journal.rows()) {
+      byStatus[journal.status(row) as RowStatus]++;
+      done++;
+    }
+    byStatus.pending = Math.max(0, records - done);
+    const totals = journal.totals();
+    const runs = await readRunLog(runLogFile(dir));
+    const rateLimited = runs.reduce((n, r) => n + r.rateLimited, 0);
+    const requests = runs.reduce((n, r) => n + r.requests, 0);
+    const report = {
+      jobDir: dir,
+      input: manifest.input.path,
+      model: manifest.settings.model,
+      rows: records,
+      byStatus,
+      remaining: byStatus.pending,
+      tokens: { input: totals.input, output: totals.output, thoughts: totals.thoughts },
+      attempts: totals.attempts,
+      retries: Math.max(0, totals.attempts - done),
+      runs: runs.length,
+      requests,
+      rateLimited,
+    };
+    if (options.json) {
+      io.stdout.write(`${JSON.stringify(report)}\n`);
+      return 0;
+    }
+    const statuses = ROW_STATUSES.filter((s) => byStatus[s] > 0).map((s) => `${s} ${formatCount(byStatus[s])}`);
+    io.stdout.write(
+      [
+        `job ${dir} — ${manifest.input.path}, model ${String(manifest.settings.model)}`,
+        `rows: ${formatCount(records)} — ${statuses.join(', ') || 'none'}`,
+        `remaining: ${formatCount(byStatus.pending)} rows${byStatus.pending > 0 ? ' (run the same classify command again to resume)' : ''}`,
+        `tokens: input ${formatCount(totals.input)} · output ${formatCount(totals.output)} · thinking ${formatCount(totals.thoughts)}`,
+        `requests: ${formatCount(requests)} in ${runs.length} run${runs.length === 1 ? '' : 's'} · 429s: ${formatCount(rateLimited)} · retries: ${formatCount(Math.max(0, totals.attempts - done))}`,
+        '',
+      ].join('\n'),
+    );
+    return 0;
+  } finally {
+    await journal.close();
+  }
+}
+
+async function isDirectory(target: string): Promise<boolean> {
+  try {
+    return (await stat(target)).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Writes the output: every input record in input order, its cells, then the result columns, `status` and `error`
+ * (../shared/DESIGN.md "Output"). The input is streamed a second time and joined with the journal by row id, so nothing
+ * is held whole; rows without a result are `pending`.
+ */
+import type { InputSource } from '../input/input-source.js';
+import type { JournalEntry } from '../journal/journal-entry.js';
+import type { Journal } from '../journal/journal.js';
+import { createOutputWriter } from '../output/create-output-writer.js';
+import type { OutputSpec } from '../output/output-writer.js';
+
+export interface ResultLayout {
+  /** Names of the columns after the input's: `label` (or the --schema properties), `status`, `error` — made unique. */
+  header: string[];
+  /** The result cells of a row (without status and error). */
+  resultCells(entry: JournalEntry | undefined): string[];
+}
+
+/**
+ * The output header and the result cells. A result column whose name the input already uses gets a `_2` suffix, as
+ * repeated header names do.
+ * @param properties the --schema properties, or undefined for the single `label` column.
+ */
+export function resultLayout(inputColumns: readonly string[], properties: readonly string[] | undefined): ResultLayout {
+  const taken = new Set(inputColumns);
+  const unique = (name: string) => {
+    let candidate = name;
+    for (let n = 2; taken.has(candidate); n++) candidate = `${name}_${n}`;
+    taken.add(candidate);
+    return candidate;
+  };
+  const resultNames = (properties ?? ['label']).map(unique);
+  const header = [...inputColumns, ...resultNames, unique('status'), unique('error')];
+  return {
+    header,
+    resultCells: properties
+      ? (entry) => properties.map((p) => entry?.fields?.[p] ?? '')
+      : (entry) => [entry?.label ?? ''],
+  };
+}
+
+export interface WriteResultsOptions {
+  input: InputSource;
+  total: number;
+  journal: Journal;
+  layout: ResultLayout;
+  spec: Omit<OutputSpec, 'columns'>;
+}
+
+/** Streams the output file; resolves once it is renamed into place. @returns rows written. */
+export async function writeResults(o: WriteResultsOptions): Promise<number> {
+  const writer = await createOutputWriter({ ...o.spec, columns: o.layout.header });
+  let rows = 0;
+  try {
+    if (o.total > 0) {
+      for await (const record of o.input.records()) {
+        if (record.index >= o.total) break;
+        const entry = o.journal.has(record.index) ? o.journal.get(record.index) : undefined;
+        await writer.write([...record.cells, ...o.layout.resultCells(entry), entry?.status ?? 'pending', entry?.error ?? '']);
+        rows++;
+      }
+    }
+    await writer.commit();
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+  return rows;
+}

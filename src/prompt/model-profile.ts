@@ -1,0 +1,52 @@
+/**
+ * What gemini-batch knows about a model id: how to turn its thinking down for classification, and the per-project
+ * limits to start from when the user gives none.
+ *
+ * Thinking (https://ai.google.dev/gemini-api/docs/thinking, ../shared/reference/gemini-api-facts.md §4.4):
+ * 2.5 Flash and Flash-Lite accept `thinkingBudget: 0`; 2.5 Pro cannot disable thinking (budget 0 → HTTP 400,
+ * fixture 400-thinking-budget-zero.json) and accepts 128–32768; Gemini 3 models use `thinkingLevel`, and Gemini 3 Pro
+ * cannot disable it.
+ *
+ * Default limits: the mid-2025 Tier 1 table (§1.5, THIRD-PARTY, "verify in AI Studio"). They are only a start: a 429's
+ * quotaValue replaces them, and without one the limiter probes upward (schedule/).
+ */
+
+import { ThinkingLevel } from '@google/genai';
+
+export interface ModelProfile {
+  /** The id as given (`gemini-2.5-flash`, `models/gemini-2.5-pro`…), without the `models/` prefix. */
+  id: string;
+  /** The thinking config that makes classification cheapest, or undefined for models that do not think. */
+  thinking: { thinkingBudget: number } | { thinkingLevel: ThinkingLevel } | undefined;
+  /** Whether thinking can be switched off entirely (budget 0). */
+  canDisableThinking: boolean;
+  /** Smallest thinkingBudget the model accepts when it cannot disable thinking. */
+  minThinkingBudget: number;
+  /** Starting per-project limits: requests/min, input tokens/min, requests/day (undefined = no daily limit known). */
+  defaultLimits: { rpm: number; tpm: number; rpd: number | undefined };
+}
+
+/** Looks a model id up by family; unknown ids get conservative defaults and no thinking config. */
+export function modelProfile(model: string): ModelProfile {
+  const id = model.replace(/^models\//, '');
+  const base = { id, minThinkingBudget: 0 };
+  if (/^gemini-2\.5-flash-lite/.test(id)) {
+    return { ...base, thinking: { thinkingBudget: 0 }, canDisableThinking: true, defaultLimits: { rpm: 4000, tpm: 4_000_000, rpd: undefined } };
+  }
+  if (/^gemini-2\.5-flash/.test(id)) {
+    return { ...base, thinking: { thinkingBudget: 0 }, canDisableThinking: true, defaultLimits: { rpm: 1000, tpm: 1_000_000, rpd: 10_000 } };
+  }
+  if (/^gemini-2\.5-pro/.test(id)) {
+    return { ...base, thinking: { thinkingBudget: 128 }, canDisableThinking: false, minThinkingBudget: 128, defaultLimits: { rpm: 150, tpm: 2_000_000, rpd: 10_000 } };
+  }
+  if (/^gemini-3(\.\d+)?-pro/.test(id)) {
+    return { ...base, thinking: { thinkingLevel: ThinkingLevel.LOW }, canDisableThinking: false, defaultLimits: { rpm: 150, tpm: 2_000_000, rpd: 10_000 } };
+  }
+  if (/^gemini-3(\.\d+)?-flash/.test(id)) {
+    return { ...base, thinking: { thinkingLevel: ThinkingLevel.MINIMAL }, canDisableThinking: false, defaultLimits: { rpm: 1000, tpm: 1_000_000, rpd: 10_000 } };
+  }
+  if (/^gemini-2\.0-flash/.test(id)) {
+    return { ...base, thinking: undefined, canDisableThinking: true, defaultLimits: { rpm: 2000, tpm: 4_000_000, rpd: undefined } };
+  }
+  return { ...base, thinking: undefined, canDisableThinking: true, defaultLimits: { rpm: 60, tpm: 250_000, rpd: undefined } };
+}

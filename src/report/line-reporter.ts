@@ -1,0 +1,53 @@
+/**
+ * Plain progress lines for logs and pipes (stdout not a TTY): one line every `intervalMs`, notices as they come, then
+ * the summary.
+ */
+import { formatCount, formatDuration, type ProgressSnapshot } from './progress-snapshot.js';
+import type { JobHeader, Reporter } from './reporter.js';
+import { formatSummary, type JobSummary } from './summary.js';
+
+export class LineReporter implements Reporter {
+  readonly #out: NodeJS.WritableStream;
+  readonly #intervalMs: number;
+  #lastLine = -Infinity;
+
+  /** @param intervalMs time between progress lines, ms (default 10 s). */
+  constructor(out: NodeJS.WritableStream, intervalMs = 10_000) {
+    this.#out = out;
+    this.#intervalMs = intervalMs;
+  }
+
+  start(h: JobHeader): void {
+    const lines = [
+      `gemini-batch: ${h.input} (${h.inputDescription})`,
+      ...h.headerNotes.map((n) => `  note: ${n}`),
+      `model ${h.model} at ${h.endpoint} · ${formatCount(h.total)} rows` +
+        (h.resumed > 0 ? ` · ${formatCount(h.resumed)} already done, ${formatCount(h.toSend)} to send` : ''),
+      ...h.pools.map((p) => `  ${p}`),
+      ...h.limits.map((l) => `  ${l}`),
+      `  job ${h.jobDir} → ${h.output}`,
+    ];
+    this.#write(lines);
+  }
+
+  tick(s: ProgressSnapshot): void {
+    if (s.elapsedMs - this.#lastLine < this.#intervalMs) return;
+    this.#lastLine = s.elapsedMs;
+    const pct = s.total > 0 ? Math.floor((100 * s.done) / s.total) : 100;
+    this.#write([
+      `[${formatDuration(s.elapsedMs)}] ${formatCount(s.done)}/${formatCount(s.total)} rows (${pct}%) · ${s.rowsPerSecond.toFixed(1)} rows/s · ETA ${formatDuration(s.etaMs)} · 429s ${s.rateLimited} · retries ${s.retries}`,
+    ]);
+  }
+
+  notice(text: string): void {
+    this.#write([`! ${text}`]);
+  }
+
+  finish(summary: JobSummary): void {
+    this.#write(formatSummary(summary));
+  }
+
+  #write(lines: string[]): void {
+    this.#out.write(`${lines.join('\n')}\n`);
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * What every reporter shows: a snapshot of the job, taken a few times a second.
+ */
+import type { RowStatus } from '../row-status.js';
+
+export interface TokenTotals {
+  /** usageMetadata.promptTokenCount summed (tokens). */
+  input: number;
+  /** usageMetadata.candidatesTokenCount summed (tokens). */
+  output: number;
+  /** usageMetadata.thoughtsTokenCount summed (tokens). */
+  thoughts: number;
+}
+
+export interface ProgressSnapshot {
+  /** Rows with a result (this run and earlier runs). */
+  done: number;
+  /** Rows in the job. */
+  total: number;
+  /** Rows by status; rows without a result count as `pending`. */
+  byStatus: Record<RowStatus, number>;
+  /** Requests sent this run. */
+  requests: number;
+  /** HTTP 429 answers this run. */
+  rateLimited: number;
+  /** Requests sent again this run. */
+  retries: number;
+  inFlight: number;
+  /** Tokens of this run and the journaled earlier runs. */
+  tokens: TokenTotals;
+  /** Since the run started, ms. */
+  elapsedMs: number;
+  /** Rows finished per second over the last ~30 s. */
+  rowsPerSecond: number;
+  /** Estimated time to finish, ms; undefined while unknown. */
+  etaMs: number | undefined;
+  /** Estimated cost so far in USD at list price, when the model's price is known. */
+  costUsd: number | undefined;
+}
+
+/** Keeps recent (time, done) samples to report a steady rows/s and an ETA. */
+export class RateMeter {
+  readonly #windowMs: number;
+  #samples: Array<{ at: number; done: number }> = [];
+
+  /** @param windowMs how far back the rate looks, ms (default 30 s). */
+  constructor(windowMs = 30_000) {
+    this.#windowMs = windowMs;
+  }
+
+  /** Records the count of rows done at `at` (ms) and returns rows/s over the window. */
+  sample(at: number, done: number): number {
+    this.#samples.push({ at, done });
+    while (this.#samples.length > 2 && (this.#samples[0] as { at: number }).at < at - this.#windowMs) this.#samples.shift();
+    const first = this.#samples[0] as { at: number; done: number };
+    const seconds = (at - first.at) / 1000;
+    return seconds > 0 ? (done - first.done) / seconds : 0;
+  }
+}
+
+/** `1h02m`, `4m05s`, `12s`. */
+export function formatDuration(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms)) return '–';
+  const s = Math.max(0, Math.round(ms / 1000));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (h > 0) return `${h}h${String(m).padStart(2, '0')}m`;
+  if (m > 0) return `${m}m${String(sec).padStart(2, '0')}s`;
+  return `${sec}s`;
+}
+
+/** `1,234,567`. */
+export function formatCount(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}

@@ -1,0 +1,43 @@
+/**
+ * The final summary of a run: rows by status, requests, 429s, retries, tokens, cost, wall time, and what to do next.
+ */
+import { ROW_STATUSES, type RowStatus } from '../row-status.js';
+import { formatCount, formatDuration, type TokenTotals } from './progress-snapshot.js';
+
+export interface JobSummary {
+  exitCode: number;
+  /** One line on why the run ended (`finished`, `interrupted`, `daily quota exhausted; capacity returns at …`). */
+  ending: string;
+  total: number;
+  byStatus: Record<RowStatus, number>;
+  requests: number;
+  rateLimited: number;
+  retries: number;
+  tokens: TokenTotals;
+  costUsd: number | undefined;
+  wallMs: number;
+  /** Rows finished this run. */
+  finishedThisRun: number;
+  output: string | undefined;
+  jobDir: string;
+  /** The command that resumes the job, when it stopped early. */
+  resumeCommand: string | undefined;
+}
+
+/** The summary as text lines (for the TTY and line reporters). */
+export function formatSummary(s: JobSummary): string[] {
+  const statuses = ROW_STATUSES.filter((st) => s.byStatus[st] > 0).map((st) => `${st} ${formatCount(s.byStatus[st])}`);
+  const rate = s.wallMs > 0 ? (s.finishedThisRun / (s.wallMs / 1000)).toFixed(1) : '0';
+  const lines = [
+    `${s.ending}.`,
+    `rows: ${formatCount(s.total)} — ${statuses.join(', ') || 'none'}`,
+    `requests: ${formatCount(s.requests)} · 429s: ${formatCount(s.rateLimited)} · retries: ${formatCount(s.retries)}`,
+    `tokens: input ${formatCount(s.tokens.input)} · output ${formatCount(s.tokens.output)} · thinking ${formatCount(s.tokens.thoughts)}` +
+      (s.costUsd !== undefined ? ` · cost ≈ $${s.costUsd.toFixed(s.costUsd < 1 ? 4 : 2)} at list price` : ''),
+    `time: ${formatDuration(s.wallMs)} (${rate} rows/s this run)`,
+  ];
+  if (s.output) lines.push(`output: ${s.output}`);
+  lines.push(`job: ${s.jobDir}`);
+  if (s.resumeCommand) lines.push(`resume with: ${s.resumeCommand}`);
+  return lines;
+}

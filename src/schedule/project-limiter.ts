@@ -1,0 +1,232 @@
+/**
+ * The gate of one quota project and model: every request of every key of the project passes here before it is sent.
+ * Quotas belong to a Google Cloud project and a model, not to a key (https://ai.google.dev/gemini-api/docs/rate-limits:
+ * "Rate limits are applied per project, not per API key"), so the keys of one project share one ProjectLimiter.
+ *
+ * It combines, per dimension:
+ * - RPM: a rolling 60 s window of request starts + a pacer spreading them through the window;
+ * - TPM: a weighted rolling window of input tokens, reserved from the estimate before sending and corrected with
+ *   usageMetadata.promptTokenCount afterwards (refunded when the request was rejected) + a token pacer;
+ * - RPD: requests counted per America/Los_Angeles day (persisted by the job through `DailyUsageStore`);
+ * and the state a 429 leaves: paused (per-minute quota: retryDelay), parked (daily quota: until Pacific midnight),
+ * disabled (`limit: 0`: the model has no quota on this project). How each quotaId is treated is in ./rate-limit-policy.ts.
+ */
+import { nextPacificMidnight, pacificDay } from './pacific-day.js';
+import { Pacer } from './pacer.js';
+import { DEFAULT_HEADROOM, WINDOW_GUARD_MS, type ProjectLimits } from './quota-limits.js';
+import { RollingWindow, type WindowEntry } from './rolling-window.js';
+
+/** Requests counted per Pacific day, kept across runs in the job directory. */
+export interface DailyUsageStore {
+  /** Requests already sent today (Pacific) for this project and model. */
+  get(project: string, model: string, day: string): number;
+  /** Records one more request. */
+  increment(project: string, model: string, day: string): void;
+}
+
+/** What a sent request holds until its answer arrives. */
+export interface Reservation {
+  readonly at: number;
+  /** Input tokens reserved (the estimate), then the corrected count. */
+  tokens: number;
+  readonly rpmEntry: WindowEntry;
+  readonly tpmEntry: WindowEntry;
+  settled: boolean;
+}
+
+export interface ProjectLimiterOptions {
+  project: string;
+  model: string;
+  limits: ProjectLimits;
+  /** Fraction kept under the per-minute limits; default {@link DEFAULT_HEADROOM}. */
+  headroom?: number;
+  daily?: DailyUsageStore;
+  now: number;
+}
+
+/** Why a project takes no requests for now. */
+export type Hold =
+  | { kind: 'paused'; until: number; reason: string }
+  | { kind: 'parked'; until: number; reason: string }
+  | { kind: 'disabled'; reason: string };
+
+export class ProjectLimiter {
+  readonly project: string;
+  readonly model: string;
+  readonly limits: ProjectLimits;
+  readonly #headroom: number;
+  readonly #daily: DailyUsageStore | undefined;
+  readonly #rpmWindow = new RollingWindow(60_000 + WINDOW_GUARD_MS);
+  readonly #tpmWindow = new RollingWindow(60_000 + WINDOW_GUARD_MS);
+  readonly #rpmPacer: Pacer;
+  readonly #tpmPacer: Pacer;
+  /** Multiplier (0, 1] on the per-minute rates after 429s that name no limit; recovers additively. */
+  #rateScale = 1;
+  /** After a 429 although we stayed under the limit: no bursts, only steady pacing. */
+  #minimalBurst = false;
+  #pausedUntil = 0;
+  #pauseReason = '';
+  #parkedUntil = 0;
+  #parkReason = '';
+  #disabledReason: string | undefined;
+  /** Largest reservation seen, tokens: the TPM burst must let one such request through. */
+  #largestRequest = 1;
+
+  constructor(options: ProjectLimiterOptions) {
+    this.project = options.project;
+    this.model = options.model;
+    this.limits = options.limits;
+    this.#headroom = options.headroom ?? DEFAULT_HEADROOM;
+    this.#daily = options.daily;
+    this.#rpmPacer = new Pacer(1, 1, options.now);
+    this.#tpmPacer = new Pacer(1, 1, options.now);
+    this.reconfigure();
+  }
+
+  /** Requests per minute we allow ourselves now (limit × (1 − headroom) × rate scale), ≥ 1. */
+  get rpmTarget(): number {
+    return Math.max(1, Math.floor(this.limits.rpm.value * (1 - this.#headroom) * this.#rateScale));
+  }
+
+  /** Input tokens per minute we allow ourselves now, ≥ 1. */
+  get tpmTarget(): number {
+    return Math.max(1, Math.floor(this.limits.tpm.value * (1 - this.#headroom) * this.#rateScale));
+  }
+
+  get rateScale(): number {
+    return this.#rateScale;
+  }
+
+  /** Re-derives pacer rates and bursts from the limits; call after changing `limits` or the rate scale. */
+  reconfigure(): void {
+    const rpm = this.rpmTarget;
+    const tpm = this.tpmTarget;
+    // Burst: one second's worth (a sixth of what a server with a 10 s bucket allows), one request when minimal.
+    const rpmBurst = this.#minimalBurst ? 1 : Math.max(1, Math.floor(rpm / 60));
+    const tpmBurst = Math.max(this.#largestRequest, this.#minimalBurst ? 0 : Math.floor(tpm / 60));
+    this.#rpmPacer.configure(rpm, rpmBurst);
+    this.#tpmPacer.configure(tpm, tpmBurst);
+  }
+
+  /** The current hold, if the project takes no requests at `now`. */
+  hold(now: number): Hold | undefined {
+    if (this.#disabledReason !== undefined) return { kind: 'disabled', reason: this.#disabledReason };
+    if (this.#parkedUntil > now) return { kind: 'parked', until: this.#parkedUntil, reason: this.#parkReason };
+    const rpd = this.limits.rpd;
+    if (rpd && this.#daily) {
+      const day = pacificDay(now);
+      if (this.#daily.get(this.project, this.model, day) >= rpd.value) {
+        this.park(nextPacificMidnight(now), `requests per day reached (RPD ${rpd.value})`);
+        return { kind: 'parked', until: this.#parkedUntil, reason: this.#parkReason };
+      }
+    }
+    if (this.#pausedUntil > now) return { kind: 'paused', until: this.#pausedUntil, reason: this.#pauseReason };
+    return undefined;
+  }
+
+  /**
+   * Earliest time ≥ now at which a request of `tokens` estimated input tokens may start.
+   * @returns Infinity when the project is disabled or parked, or when `tokens` exceeds the TPM target (never fits).
+   */
+  readyAt(tokens: number, now: number): number {
+    const hold = this.hold(now);
+    if (hold && hold.kind !== 'paused') return Infinity;
+    const tpm = this.tpmTarget;
+    if (tokens > tpm) return Infinity;
+    return Math.max(
+      hold?.until ?? now,
+      this.#rpmWindow.earliestFit(1, this.rpmTarget, now),
+      this.#tpmWindow.earliestFit(tokens, tpm, now),
+      this.#rpmPacer.earliest(1, now),
+      this.#tpmPacer.earliest(tokens, now),
+    );
+  }
+
+  /** True when a request of `tokens` can never pass this project's TPM target. */
+  tooLarge(tokens: number): boolean {
+    return tokens > this.tpmTarget;
+  }
+
+  /** Records a request starting now (call only when {@link readyAt} ≤ now). */
+  acquire(tokens: number, now: number): Reservation {
+    if (tokens > this.#largestRequest) {
+      this.#largestRequest = tokens;
+      this.reconfigure();
+    }
+    this.#rpmPacer.take(1, now);
+    this.#tpmPacer.take(tokens, now);
+    this.#daily?.increment(this.project, this.model, pacificDay(now));
+    return {
+      at: now,
+      tokens,
+      rpmEntry: this.#rpmWindow.add(1, now),
+      tpmEntry: this.#tpmWindow.add(tokens, now),
+      settled: false,
+    };
+  }
+
+  /** Corrects a reservation with the answer's usageMetadata.promptTokenCount (tokens). */
+  settle(reservation: Reservation, promptTokenCount: number): void {
+    if (reservation.settled) return;
+    reservation.settled = true;
+    if (!(promptTokenCount > 0)) return;
+    this.#tpmWindow.adjust(reservation.tpmEntry, promptTokenCount);
+    this.#tpmPacer.adjust(promptTokenCount - reservation.tokens);
+    reservation.tokens = promptTokenCount;
+  }
+
+  /** Gives back the reserved input tokens of a request that was rejected (it consumed no TPM). RPM stays counted. */
+  refund(reservation: Reservation): void {
+    if (reservation.settled) return;
+    reservation.settled = true;
+    this.#tpmWindow.adjust(reservation.tpmEntry, 0);
+    this.#tpmPacer.adjust(-reservation.tokens);
+    reservation.tokens = 0;
+  }
+
+  /** Stops new requests until `until` (ms); a later pause extends, an earlier one does not shorten. */
+  pause(until: number, reason: string): void {
+    if (until > this.#pausedUntil) {
+      this.#pausedUntil = until;
+      this.#pauseReason = reason;
+    }
+  }
+
+  /** Parks the project until `until` (a daily quota is gone). */
+  park(until: number, reason: string): void {
+    if (until > this.#parkedUntil) {
+      this.#parkedUntil = until;
+      this.#parkReason = reason;
+    }
+  }
+
+  /** The model cannot run on this project (e.g. `limit: 0`). */
+  disable(reason: string): void {
+    this.#disabledReason ??= reason;
+  }
+
+  /** Multiplies the per-minute rates by `factor` (multiplicative decrease), never below 5 %. */
+  scaleRate(factor: number): void {
+    this.#rateScale = Math.max(0.05, Math.min(1, this.#rateScale * factor));
+    this.reconfigure();
+  }
+
+  /** Adds `step` to the rate scale (additive increase), up to 1. */
+  recoverRate(step: number): void {
+    if (this.#rateScale >= 1) return;
+    this.#rateScale = Math.min(1, this.#rateScale + step);
+    this.reconfigure();
+  }
+
+  /** Turns bursts off: requests are only paced. */
+  useMinimalBurst(): void {
+    if (this.#minimalBurst) return;
+    this.#minimalBurst = true;
+    this.reconfigure();
+  }
+
+  /** Requests and input tokens in the current rolling window (for reports and tests). */
+  usage(now: number): { requests: number; tokens: number } {
+    return { requests: this.#rpmWindow.sum(now), tokens: this.#tpmWindow.sum(now) };
+  }
+}

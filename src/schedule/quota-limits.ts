@@ -1,0 +1,39 @@
+/**
+ * The per-project limits the scheduler enforces, and where each value came from. Published numbers change often and
+ * differ per account, so a limit is configuration, and the server's own quotaValue (from a 429) is the best evidence of
+ * the real one (../shared/DESIGN.md "The facts that shape everything" §6).
+ */
+
+/** Where a limit's value came from. */
+export type LimitSource =
+  /** --rpm / --tpm / --rpd */
+  | 'given'
+  /** the model's starting default (prompt/model-profile.ts); probed upward while no 429 says otherwise */
+  | 'default'
+  /** a 429's quotaValue */
+  | 'learned';
+
+export interface QuotaLimit {
+  /** The limit as the server counts it: requests/min, input tokens/min, or requests/day. */
+  value: number;
+  source: LimitSource;
+}
+
+export interface ProjectLimits {
+  rpm: QuotaLimit;
+  tpm: QuotaLimit;
+  /** Undefined: no daily limit known (none given, none learned). */
+  rpd: QuotaLimit | undefined;
+}
+
+/**
+ * Headroom kept under each per-minute limit, as a fraction (`--headroom`). Default 0.02: rolling-window counting of
+ * requests is exact, so the margin only has to cover clock skew between us and the server and token estimates.
+ */
+export const DEFAULT_HEADROOM = 0.02;
+
+/**
+ * Extra time added to our rolling window beyond the server's 60 s, ms: a request we count as expired may still be in the
+ * server's window when the two arrive with different network delays.
+ */
+export const WINDOW_GUARD_MS = 250;

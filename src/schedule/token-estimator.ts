@@ -1,0 +1,121 @@
+/**
+ * Estimates a request's input tokens locally (no network call per row) and calibrates itself from the
+ * usageMetadata.promptTokenCount of the answers as they arrive. TPM counts input tokens only
+ * (../shared/reference/gemini-api-facts.md §1.2), so this estimate is what the TPM limiter reserves before sending.
+ *
+ * Model: tokens ≈ θ · x, where x counts features of the text that subword tokenizers treat differently — ASCII words
+ * and their letters, words with non-ASCII Latin letters (German, French), CJK/kana/hangul characters, other scripts,
+ * digits (Gemini's SentencePiece vocabulary splits digits one by one), punctuation, line breaks — plus a constant. The
+ * prior θ₀ follows Google's "about 4 characters per token" rule (https://ai.google.dev/gemini-api/docs/tokens); each
+ * observation refines θ by weighted ridge regression toward θ₀, with weights 1/y² so that relative error is minimized.
+ */
+
+const FEATURES = 9;
+/** Prior coefficients: [const, asciiWords, asciiLetters, latinXWords, latinXLetters, cjk, otherScript, digits, punct+breaks]. */
+const PRIOR = [4, 0.6, 0.12, 1.0, 0.25, 1.0, 0.5, 0.6, 0.9];
+/** Strength of the pull toward the prior, in units of "observations". */
+const PRIOR_WEIGHT = 2;
+
+const WORD = /[A-Za-z]+|[\p{Script=Latin}\p{M}]+|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|\p{L}+|\p{N}|[^\s\p{L}\p{N}]|\n/gu;
+
+/** The feature vector of a text (see the module comment); exported for tests and `plan`. */
+export function tokenFeatures(text: string): Float64Array {
+  const x = new Float64Array(FEATURES);
+  x[0] = 1;
+  for (const match of text.matchAll(WORD)) {
+    const piece = match[0];
+    const c = piece.charCodeAt(0);
+    if (c === 10) x[8]! += 1;
+    else if (c >= 48 && c <= 57) x[7]! += 1;
+    else if (/^[A-Za-z]+$/.test(piece)) {
+      x[1]! += 1;
+      x[2]! += piece.length;
+    } else if (/^[\p{Script=Latin}\p{M}]+$/u.test(piece)) {
+      x[3]! += 1;
+      x[4]! += piece.length;
+    } else if (/^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u.test(piece)) x[5]! += 1;
+    else if (/^\p{N}$/u.test(piece)) x[7]! += 1;
+    else if (/^\p{L}/u.test(piece)) x[6]! += [...piece].length;
+    else x[8]! += 1;
+  }
+  return x;
+}
+
+/** A calibrating estimator. One per (model, job): different models have different tokenizers. */
+export class TokenEstimator {
+  /** Σ w·x·xᵀ + λI, kept as a flat 9×9 matrix. */
+  #xtx = new Float64Array(FEATURES * FEATURES);
+  /** Σ w·x·y + λθ₀. */
+  #xty = new Float64Array(FEATURES);
+  #theta = Float64Array.from(PRIOR);
+  #observations = 0;
+  #dirty = false;
+
+  constructor() {
+    for (let i = 0; i < FEATURES; i++) {
+      this.#xtx[i * FEATURES + i] = PRIOR_WEIGHT * 1e-2;
+      this.#xty[i] = PRIOR_WEIGHT * 1e-2 * (PRIOR[i] ?? 0);
+    }
+  }
+
+  /** Results seen so far. */
+  get observations(): number {
+    return this.#observations;
+  }
+
+  /** Estimated input tokens (≥ 1) for a text's features. */
+  estimate(features: Float64Array): number {
+    if (this.#dirty) this.#solve();
+    let y = 0;
+    for (let i = 0; i < FEATURES; i++) y += (this.#theta[i] ?? 0) * (features[i] ?? 0);
+    return Math.max(1, Math.round(y));
+  }
+
+  /**
+   * Learns from one answer.
+   * @param features the features of the exact text that was sent (prompt + system instruction + schema).
+   * @param promptTokenCount usageMetadata.promptTokenCount of its answer (tokens, > 0).
+   */
+  observe(features: Float64Array, promptTokenCount: number): void {
+    if (!(promptTokenCount > 0)) return;
+    const w = 1 / (promptTokenCount * promptTokenCount);
+    for (let i = 0; i < FEATURES; i++) {
+      const xi = features[i] ?? 0;
+      if (xi === 0) continue;
+      this.#xty[i]! += w * xi * promptTokenCount;
+      for (let j = 0; j < FEATURES; j++) this.#xtx[i * FEATURES + j]! += w * xi * (features[j] ?? 0);
+    }
+    this.#observations++;
+    this.#dirty = true;
+  }
+
+  /** Solves (XᵀWX + λI)θ = XᵀWy + λθ₀ by Gaussian elimination with partial pivoting (9×9). */
+  #solve(): void {
+    this.#dirty = false;
+    const n = FEATURES;
+    const a = Float64Array.from(this.#xtx);
+    const b = Float64Array.from(this.#xty);
+    for (let col = 0; col < n; col++) {
+      let pivot = col;
+      for (let r = col + 1; r < n; r++) if (Math.abs(a[r * n + col]!) > Math.abs(a[pivot * n + col]!)) pivot = r;
+      if (Math.abs(a[pivot * n + col]!) < 1e-18) return; // keep the previous θ
+      if (pivot !== col) {
+        for (let k = 0; k < n; k++) [a[col * n + k], a[pivot * n + k]] = [a[pivot * n + k]!, a[col * n + k]!];
+        [b[col], b[pivot]] = [b[pivot]!, b[col]!];
+      }
+      for (let r = col + 1; r < n; r++) {
+        const f = a[r * n + col]! / a[col * n + col]!;
+        if (f === 0) continue;
+        for (let k = col; k < n; k++) a[r * n + k]! -= f * a[col * n + k]!;
+        b[r]! -= f * b[col]!;
+      }
+    }
+    const theta = new Float64Array(n);
+    for (let r = n - 1; r >= 0; r--) {
+      let s = b[r]!;
+      for (let k = r + 1; k < n; k++) s -= a[r * n + k]! * theta[k]!;
+      theta[r] = s / a[r * n + r]!;
+    }
+    if (theta.every(Number.isFinite)) this.#theta = theta;
+  }
+}

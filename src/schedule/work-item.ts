@@ -1,0 +1,48 @@
+/**
+ * A row on its way through the scheduler, and what becomes of it.
+ */
+import type { RowTokens } from '../journal/journal-entry.js';
+import type { RequestVariant } from '../prompt/build-request.js';
+import type { RowStatus } from '../row-status.js';
+
+/** A row to send. Created by the job for each row without a result; mutated only by the dispatcher. */
+export interface WorkItem {
+  /** Row id (InputRecord.index). */
+  row: number;
+  cells: string[];
+  fingerprint: string;
+  /** Token features of the request text (schedule/token-estimator.ts), fixed for the row. */
+  features: Float64Array;
+  /** Requests sent for this row in this run: what --max-attempts bounds. */
+  attempts: number;
+  /** Requests sent for this row by earlier runs (journaled), added to `attempts` in the journal. */
+  earlierAttempts: number;
+  /** Not to be sent before this time, ms (backoff). 0: as soon as possible. */
+  notBefore: number;
+  /** How the next request differs from the first (after MAX_TOKENS…). */
+  variant: RequestVariant | undefined;
+  /** Answer-level retries already used, by kind (`max-tokens`, `invalid-label`…); each kind is tried once. */
+  retriedFor: Set<string>;
+  /** usageMetadata summed over this run's answers (tokens). */
+  usage: RowTokens;
+  /** The last failure, for the `error` column when attempts run out. */
+  lastError: string | null;
+  /** Alias of the key that sent the last request. */
+  key: string | null;
+}
+
+/** The final outcome of a row: what the journal records beside its id. */
+export interface RowOutcome {
+  status: Exclude<RowStatus, 'pending'>;
+  label: string | null;
+  fields?: Record<string, string>;
+  raw: string | null;
+  finishReason: string | null;
+  error: string | null;
+}
+
+/** What the job makes of an HTTP 200 answer. */
+export type Verdict =
+  | { kind: 'final'; outcome: RowOutcome }
+  /** Send again (once per `retryKind`), with `variant`; when attempts are exhausted, `fallback` is final. */
+  | { kind: 'retry'; retryKind: string; variant: RequestVariant | undefined; fallback: RowOutcome };
