@@ -3,60 +3,57 @@
  * usageMetadata.promptTokenCount of the answers as they arrive. TPM counts input tokens only
  * (../shared/reference/gemini-api-facts.md §1.2), so this estimate is what the TPM limiter reserves before sending.
  *
- * Model: tokens ≈ θ · x, where x counts features of the text that subword tokenizers treat differently — ASCII words
- * and their letters, words with non-ASCII Latin letters (German, French), CJK/kana/hangul characters, other scripts,
- * digits (Gemini's SentencePiece vocabulary splits digits one by one), punctuation, line breaks — plus a constant. The
- * prior θ₀ follows Google's "about 4 characters per token" rule (https://ai.google.dev/gemini-api/docs/tokens); each
- * observation refines θ by weighted ridge regression toward θ₀, with weights 1/y² so that relative error is minimized.
+ * Model: tokens ≈ θ · x, where x counts features of the text that subword tokenizers treat differently: Latin-script
+ * words (a common word is one token), the letters of long words beyond the seventh (compounds such as German
+ * "Wirtschaftlichkeitsberechnungen" split into several), words with non-ASCII letters, CJK/kana/hangul characters,
+ * letters of other scripts, digits (Gemini's SentencePiece vocabulary splits digits one by one), punctuation and line
+ * breaks, plus a constant. The prior θ₀ is "about 4 characters per token" for English
+ * (https://ai.google.dev/gemini-api/docs/tokens) spread over these features; each observation refines θ by weighted
+ * ridge regression toward θ₀ (weights 1/y², so that relative error is minimized; the ridge of each coefficient is
+ * scaled to its feature's own magnitude so that it is unit-free).
  */
 
 const FEATURES = 9;
-/** Prior coefficients: [const, asciiWords, asciiLetters, latinXWords, latinXLetters, cjk, otherScript, digits, punct+breaks]. */
-const PRIOR = [4, 0.6, 0.12, 1.0, 0.25, 1.0, 0.5, 0.6, 0.9];
-/** Strength of the pull toward the prior, in units of "observations". */
+/** Prior coefficients: [const, latin words, letters past 7 per word, non-ASCII words, CJK, other script, digits, punctuation, line breaks]. */
+const PRIOR = [2, 0.95, 0.15, 1.5, 0.9, 0.7, 0.6, 0.8, 0.6];
+/** Strength of the pull toward the prior, in observations' worth. */
 const PRIOR_WEIGHT = 2;
 
-const WORD = /[A-Za-z]+|[\p{Script=Latin}\p{M}]+|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|\p{L}+|\p{N}|[^\s\p{L}\p{N}]|\n/gu;
+const PIECE = /[\p{Script=Latin}\p{M}]+|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|\p{L}+|\p{N}|\n|[^\s\p{L}\p{N}]/gu;
+const CJK = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u;
+const LATIN = /^[\p{Script=Latin}\p{M}]+$/u;
+const ASCII_WORD = /^[A-Za-z]+$/;
 
 /** The feature vector of a text (see the module comment); exported for tests and `plan`. */
 export function tokenFeatures(text: string): Float64Array {
   const x = new Float64Array(FEATURES);
   x[0] = 1;
-  for (const match of text.matchAll(WORD)) {
+  for (const match of text.matchAll(PIECE)) {
     const piece = match[0];
     const c = piece.charCodeAt(0);
     if (c === 10) x[8]! += 1;
-    else if (c >= 48 && c <= 57) x[7]! += 1;
-    else if (/^[A-Za-z]+$/.test(piece)) {
+    else if (c >= 48 && c <= 57) x[6]! += 1;
+    else if (ASCII_WORD.test(piece) || LATIN.test(piece)) {
       x[1]! += 1;
-      x[2]! += piece.length;
-    } else if (/^[\p{Script=Latin}\p{M}]+$/u.test(piece)) {
-      x[3]! += 1;
-      x[4]! += piece.length;
-    } else if (/^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u.test(piece)) x[5]! += 1;
-    else if (/^\p{N}$/u.test(piece)) x[7]! += 1;
-    else if (/^\p{L}/u.test(piece)) x[6]! += [...piece].length;
-    else x[8]! += 1;
+      if (piece.length > 7) x[2]! += piece.length - 7;
+      if (!ASCII_WORD.test(piece)) x[3]! += 1;
+    } else if (CJK.test(piece)) x[4]! += 1;
+    else if (/^\p{N}$/u.test(piece)) x[6]! += 1;
+    else if (/^\p{L}/u.test(piece)) x[5]! += [...piece].length;
+    else x[7]! += 1;
   }
   return x;
 }
 
-/** A calibrating estimator. One per (model, job): different models have different tokenizers. */
 export class TokenEstimator {
-  /** Σ w·x·xᵀ + λI, kept as a flat 9×9 matrix. */
+  /** Σ w·x·xᵀ, a flat 9×9 matrix. */
   #xtx = new Float64Array(FEATURES * FEATURES);
-  /** Σ w·x·y + λθ₀. */
+  /** Σ w·x·y. */
   #xty = new Float64Array(FEATURES);
   #theta = Float64Array.from(PRIOR);
   #observations = 0;
   #dirty = false;
 
-  constructor() {
-    for (let i = 0; i < FEATURES; i++) {
-      this.#xtx[i * FEATURES + i] = PRIOR_WEIGHT * 1e-2;
-      this.#xty[i] = PRIOR_WEIGHT * 1e-2 * (PRIOR[i] ?? 0);
-    }
-  }
 
   /** Results seen so far. */
   get observations(): number {
@@ -89,12 +86,20 @@ export class TokenEstimator {
     this.#dirty = true;
   }
 
-  /** Solves (XᵀWX + λI)θ = XᵀWy + λθ₀ by Gaussian elimination with partial pivoting (9×9). */
+  /**
+   * Solves (XᵀWX + Λ)θ = XᵀWy + Λθ₀ by Gaussian elimination with partial pivoting (9×9), where
+   * Λᵢᵢ = PRIOR_WEIGHT · (XᵀWX)ᵢᵢ / n: the prior weighs as much as PRIOR_WEIGHT average observations, per feature.
+   */
   #solve(): void {
     this.#dirty = false;
     const n = FEATURES;
     const a = Float64Array.from(this.#xtx);
     const b = Float64Array.from(this.#xty);
+    for (let i = 0; i < n; i++) {
+      const lambda = Math.max(1e-12, (PRIOR_WEIGHT * (this.#xtx[i * n + i] ?? 0)) / Math.max(1, this.#observations));
+      a[i * n + i]! += lambda;
+      b[i]! += lambda * (PRIOR[i] ?? 0);
+    }
     for (let col = 0; col < n; col++) {
       let pivot = col;
       for (let r = col + 1; r < n; r++) if (Math.abs(a[r * n + col]!) > Math.abs(a[pivot * n + col]!)) pivot = r;

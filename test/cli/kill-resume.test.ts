@@ -1,0 +1,107 @@
+/**
+ * Issue 2, "Done when": classify runs as a subprocess against the simulator over real HTTP, is SIGKILLed midway, runs
+ * again, and ends with one output row per input record; no row whose result was journaled is sent again.
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseScenario, startSimulator, type SimLogEntry, type SimulatorHandle } from '../../src/simulator/index.js';
+import { repoRoot } from '../support/fixtures.js';
+import { runCli, spawnCli } from '../support/cli.js';
+
+const PROMPT = 'Is this skill group relevant to a backend engineering role? {{Level 3 preferred term}} {{Level 2 preferred term}}: {{Description}}';
+
+let sim: SimulatorHandle;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator(
+    parseScenario(
+      {
+        acceptAnyKey: true,
+        defaultProject: 'p1',
+        projects: [{ id: 'p1', keys: [], limits: { '*': { rpm: 100_000, tpm: 100_000_000 } } }],
+        latency: { medianMs: 15, p99Ms: 40 },
+        requestLog: true,
+      },
+      'kill-resume',
+    ),
+  );
+  dir = mkdtempSync(path.join(tmpdir(), 'gb-kill-'));
+  copyFileSync(path.join(repoRoot, 'samples', 'topics.csv'), path.join(dir, 'topics.csv'));
+});
+
+afterAll(async () => {
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function journaledRows(): Set<number> {
+  const file = path.join(dir, 'topics.csv.gemini-batch', 'journal.jsonl');
+  const rows = new Set<number>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    try {
+      rows.add((JSON.parse(line) as { row: number }).row);
+    } catch {
+      // a torn last line is not a result
+    }
+  }
+  return rows;
+}
+
+async function log(since: number): Promise<SimLogEntry[]> {
+  return (await (await fetch(`${sim.url}/__sim/log?since=${since}`)).json()) as SimLogEntry[];
+}
+
+describe('classify survives SIGKILL and resumes exactly', () => {
+  it('sends only rows without a result and writes one row per input record', async () => {
+    const args = ['classify', 'topics.csv', '--prompt', PROMPT, '--labels', 'yes,no', '--base-url', sim.url, '--workers-per-key', '4', '--rpm', '100000', '--tpm', '100000000'];
+    const env = { GEMINI_API_KEY: 'test-key-kill-resume' };
+    const first = spawnCli(args, { cwd: dir, env });
+    // Kill once a good part of the rows is journaled.
+    for (let i = 0; i < 600; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      try {
+        if (journaledRows().size >= 150) break;
+      } catch {
+        // journal not created yet
+      }
+    }
+    first.child.kill('SIGKILL');
+    const killed = await first.done;
+    expect(killed.signal).toBe('SIGKILL');
+    const journaled = journaledRows();
+    expect(journaled.size).toBeGreaterThan(0);
+    expect(journaled.size).toBeLessThan(656);
+    const beforeResume = await log(0);
+    const lastSeq = beforeResume.reduce((m, e) => Math.max(m, e.seq), 0);
+
+    const second = await runCli(args, { cwd: dir, env });
+    expect(second.stderr).toBe('');
+    expect(second.code).toBe(0);
+
+    // Which rows did the second run send? Map each request's prompt hash back to its row.
+    const records = parse(readFileSync(path.join(dir, 'topics.csv')), { columns: true }) as Array<Record<string, string>>;
+    const rowOfPrompt = new Map<string, number>();
+    records.forEach((r, i) => {
+      const text = PROMPT.replace(/\{\{([^}]+)\}\}/g, (_m, name: string) => r[name] ?? '');
+      rowOfPrompt.set(createHash('sha256').update(text).digest('hex'), i);
+    });
+    const resent = (await log(lastSeq)).filter((e) => e.endpoint === 'generateContent').map((e) => rowOfPrompt.get(e.promptSha256 ?? ''));
+    expect(resent.every((row) => row !== undefined)).toBe(true);
+    for (const row of resent) expect(journaled.has(row as number)).toBe(false);
+    expect(resent.length).toBeGreaterThanOrEqual(656 - journaled.size);
+
+    const output = parse(readFileSync(path.join(dir, 'topics.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    expect(output).toHaveLength(records.length);
+    output.forEach((row, i) => {
+      expect(row['Level 0 URI']).toBe(records[i]?.['Level 0 URI']);
+      expect(row.Description).toBe(records[i]?.Description);
+      expect(row.status).toBe('ok');
+      expect(['yes', 'no']).toContain(row.label);
+    });
+  });
+});
