@@ -19,6 +19,13 @@ export interface OutputSpec {
   bom?: boolean;
   /** Prefix cells that begin with = + - @ TAB CR with `'` (CSV, TSV, XLSX). Default true. */
   escapeFormulas?: boolean;
+  /** CSV/TSV only: the record separator, e.g. the input's (`InputDialect.lineBreak`). Default `\r\n`, as Excel writes. */
+  lineBreak?: '\r\n' | '\n';
+  /**
+   * Called with a sentence for each change the format forces on the data, e.g. an XLSX cell cut to Excel's
+   * 32,767 characters. Default: ignored.
+   */
+  onWarning?: (message: string) => void;
 }
 
 /**

@@ -1,0 +1,14 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * A short, stable hash of a record's cells: the first 22 characters (132 bits) of the base64url SHA-256 of the
+ * length-prefixed cells (`<length>:<cell>` for each cell, in order), so `['a,b']` and `['a', 'b']` differ.
+ * Equal cell lists always give equal fingerprints, on any machine and in any run.
+ * @param cells the record's cells, as text.
+ * @returns 22 characters from `[A-Za-z0-9_-]`.
+ */
+export function rowFingerprint(cells: readonly string[]): string {
+  let joined = '';
+  for (const cell of cells) joined += `${cell.length}:${cell}`;
+  return createHash('sha256').update(joined, 'utf8').digest('base64url').slice(0, 22);
+}

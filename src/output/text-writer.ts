@@ -1,0 +1,39 @@
+/** An {@link OutputWriter} for text formats: each row encoded to a string and written to a {@link TextOutput}. */
+import { ExitCode, GeminiBatchError } from '../errors.js';
+import type { OutputFormat, OutputWriter } from './output-writer.js';
+import { openTextOutput } from './text-output.js';
+
+/**
+ * Opens `target` and writes `preamble` (BOM, header line…) first.
+ * @param encode turns one row into its text, line break included.
+ * @throws UsageError code `OUTPUT_UNWRITABLE` (exit 2) when the target cannot be created.
+ */
+export async function createTextWriter(
+  target: string,
+  format: OutputFormat,
+  columnCount: number,
+  preamble: string,
+  encode: (cells: readonly string[]) => string,
+): Promise<OutputWriter> {
+  const out = await openTextOutput(target);
+  if (preamble !== '') await out.write(preamble);
+  return {
+    format,
+    write(cells: readonly string[]): Promise<void> {
+      checkCellCount(cells, columnCount);
+      return out.write(encode(cells));
+    },
+    commit: () => out.commit(),
+    abort: () => out.abort(),
+  };
+}
+
+/**
+ * @throws GeminiBatchError code `OUTPUT_CELL_COUNT` (exit 4, a bug in the caller) when a row does not have one cell
+ *   per column.
+ */
+export function checkCellCount(cells: readonly string[], columnCount: number): void {
+  if (cells.length !== columnCount) {
+    throw new GeminiBatchError('OUTPUT_CELL_COUNT', `an output row has ${cells.length} cells for ${columnCount} columns`, ExitCode.Internal);
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * XLSX output with exceljs's streaming WorkbookWriter: one sheet named `classified`, a bold header row frozen at the
+ * top, column widths from the header and the first rows. Every cell is an inline string (`t="inlineStr"`), so
+ * `01.0101` or `1e5` stay text and no cell is ever a formula. Rows are written as they come, never held whole.
+ */
+import { once } from 'node:events';
+import type fs from 'node:fs';
+import type { Writable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { UsageError } from '../errors.js';
+import { escapeFormula } from './escape-formula.js';
+import { openTempFile, publishTempFile, removeTempFile, writeFailed } from './output-file.js';
+import type { OutputSpec, OutputWriter } from './output-writer.js';
+import { checkCellCount } from './text-writer.js';
+
+// Excel's limits: https://support.microsoft.com/en-us/office/excel-specifications-and-limits-1672b34d-7043-467e-8e27-269d656771c3
+/** Rows of a sheet, the header included. */
+export const XLSX_MAX_ROWS = 1_048_576;
+/** Columns of a sheet. */
+export const XLSX_MAX_COLUMNS = 16_384;
+/** Characters of a cell. */
+export const XLSX_MAX_CELL_CHARS = 32_767;
+
+/** Rows held before the column widths are fixed (they must be written before the first row). */
+const WIDTH_SAMPLE_ROWS = 100;
+/** Column widths (characters): at least, at most. */
+const MIN_WIDTH = 8;
+const MAX_WIDTH = 60;
+/** Rows between two checks of the file stream's backlog. */
+const ROWS_PER_YIELD = 256;
+
+type Cell = { richText: { text: string }[] };
+
+/**
+ * Writes `spec.target` as XLSX. Cells are neutralized (./escape-formula.ts) unless `spec.escapeFormulas` is false,
+ * control characters and CR are stored as Excel stores them (`_x000D_`), and a cell longer than Excel's 32,767
+ * characters is cut (with `spec.onWarning`).
+ * @throws UsageError code `OUTPUT_XLSX_LIMIT` (exit 2) for more than 16,384 columns, and from `write()` for more
+ *   than 1,048,575 data rows; `OUTPUT_UNWRITABLE` when the target cannot be created.
+ */
+export async function createXlsxWriter(spec: OutputSpec): Promise<OutputWriter> {
+  if (spec.columns.length > XLSX_MAX_COLUMNS) {
+    throw new UsageError('OUTPUT_XLSX_LIMIT', `${spec.target}: an XLSX sheet holds at most ${XLSX_MAX_COLUMNS} columns, this output has ${spec.columns.length}; write .csv instead`);
+  }
+  const { temp, stream } = await openTempFile(spec.target);
+  return new XlsxWriter(spec, temp, stream);
+}
+
+class XlsxWriter implements OutputWriter {
+  readonly format = 'xlsx' as const;
+  private readonly workbook: ExcelJS.stream.xlsx.WorkbookWriter;
+  private readonly sheet: ExcelJS.Worksheet;
+  private sample: string[][] | null = [];
+  private rows = 0;
+  private failure: unknown;
+  private state: 'open' | 'committing' | 'committed' | 'aborted' = 'open';
+  private committing: Promise<void> | undefined;
+
+  constructor(
+    private readonly spec: OutputSpec,
+    private readonly temp: string,
+    private readonly stream: fs.WriteStream,
+  ) {
+    stream.on('error', (error) => (this.failure ??= error));
+    this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
+    this.sheet = this.workbook.addWorksheet('classified', { views: [{ state: 'frozen', ySplit: 1 }] });
+  }
+
+  async write(cells: readonly string[]): Promise<void> {
+    checkCellCount(cells, this.spec.columns.length);
+    if (this.failure !== undefined) throw writeFailed(this.spec.target, this.failure);
+    if (this.state !== 'open') throw writeFailed(this.spec.target, new Error(`the output is already ${this.state}`));
+    if (++this.rows >= XLSX_MAX_ROWS) {
+      throw new UsageError('OUTPUT_XLSX_LIMIT', `${this.spec.target}: an XLSX sheet holds at most ${XLSX_MAX_ROWS - 1} rows under its header; write .csv instead`);
+    }
+    const prepared = cells.map((cell, i) => this.prepare(cell, i, `row ${this.rows}`));
+    if (this.sample) {
+      this.sample.push(prepared);
+      if (this.sample.length >= WIDTH_SAMPLE_ROWS) this.start();
+      return;
+    }
+    this.sheet.addRow(prepared.map(inline)).commit();
+    if (this.rows % ROWS_PER_YIELD === 0) await this.backpressure();
+  }
+
+  commit(): Promise<void> {
+    this.committing ??= this.finish();
+    return this.committing;
+  }
+
+  async abort(): Promise<void> {
+    if (this.committing) await this.committing.catch(() => undefined);
+    if (this.state === 'committed' || this.state === 'aborted') return;
+    this.state = 'aborted';
+    this.stream.destroy();
+    if (!this.stream.closed) await once(this.stream, 'close').catch(() => undefined);
+    await removeTempFile(this.temp);
+  }
+
+  private async finish(): Promise<void> {
+    if (this.state !== 'open') throw writeFailed(this.spec.target, new Error(`the output is already ${this.state}`));
+    this.state = 'committing';
+    try {
+      if (this.sample) this.start();
+      this.sheet.commit();
+      await this.workbook.commit();
+      if (!this.stream.closed) await once(this.stream, 'close');
+      if (this.failure !== undefined) throw this.failure;
+      await publishTempFile(this.temp, this.spec.target);
+      this.state = 'committed';
+    } catch (error) {
+      this.state = 'open'; // abort() may still remove the temporary file
+      throw writeFailed(this.spec.target, error);
+    }
+  }
+
+  /** Fixes the column widths from the header and the sampled rows, then writes them. */
+  private start(): void {
+    const sample = this.sample ?? [];
+    this.sample = null;
+    const header = this.spec.columns.map((c, i) => this.prepare(c, i, 'the header'));
+    this.sheet.columns = header.map((name, i) => {
+      let width = displayWidth(name) + 2; // room for the filter arrow a user may add
+      for (const row of sample) width = Math.max(width, displayWidth(row[i] ?? ''));
+      return { width: Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, width + 1)) };
+    });
+    const headerRow = this.sheet.addRow(header.map(inline));
+    headerRow.font = { bold: true };
+    headerRow.commit();
+    for (const row of sample) this.sheet.addRow(row.map(inline)).commit();
+  }
+
+  /**
+   * Waits while the sheet's zip entry or the file has a backlog. exceljs's sheet stream never pushes back: it writes
+   * whatever it is given into the zip entry's stream (archiver's readable-stream PassThrough, consumed at deflate's
+   * pace), so a fast producer would pile the sheet's XML up in memory (about 240 bytes a row). That stream is reached
+   * through exceljs 4.4's internals (the sheet stream's `pipes`); if they change, this only yields to the event loop.
+   */
+  private async backpressure(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const internals = this.sheet as unknown as { stream?: { pipes?: unknown } };
+    const pipes = internals.stream?.pipes;
+    const entry = Array.isArray(pipes) ? (pipes[0] as Writable | undefined) : undefined;
+    for (const stream of [entry, this.stream]) {
+      while (stream && needsDrain(stream) && this.failure === undefined && !stream.destroyed) await once(stream, 'drain');
+    }
+  }
+
+  /** The cell as XLSX stores it: neutralized, cut to Excel's limit, special characters encoded. */
+  private prepare(cell: string, column: number, where: string): string {
+    let text = this.spec.escapeFormulas === false ? cell : escapeFormula(cell);
+    if (text.length > XLSX_MAX_CELL_CHARS) {
+      this.spec.onWarning?.(
+        `${this.spec.target}: the cell of column ${JSON.stringify(this.spec.columns[column])} in ${where} has ` +
+          `${text.length.toLocaleString('en-US')} characters; it was cut to Excel's ${XLSX_MAX_CELL_CHARS.toLocaleString('en-US')}`,
+      );
+      text = text.slice(0, XLSX_MAX_CELL_CHARS);
+    }
+    return encodeXlsxText(text);
+  }
+}
+
+/**
+ * Encodes what an XLSX string cannot hold as is, the way Excel does: `_xHHHH_` for control characters, CR (XML
+ * readers turn CR into LF) and U+FFFE/U+FFFF, and `_x005F_` for an underscore that would otherwise start such an
+ * escape (ECMA-376 Part 1, §22.9.2.19 ST_Xstring).
+ */
+export function encodeXlsxText(text: string): string {
+  return text.replace(/_(?=x[0-9A-Fa-f]{4}_)|[\u0000-\u0008\u000b-\u001f\ufffe\uffff]/g, (c) =>
+    `_x${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`,
+  );
+}
+
+/** True when a writable (Node's, or readable-stream 2's, which lacks `writableNeedDrain`) asked for 'drain'. */
+function needsDrain(stream: Writable): boolean {
+  const legacy = stream as unknown as { _writableState?: { needDrain?: boolean } };
+  return stream.writableNeedDrain ?? legacy._writableState?.needDrain === true;
+}
+
+/** An inline rich-text cell; null (no cell at all) for an empty one. */
+function inline(text: string): Cell | null {
+  return text === '' ? null : { richText: [{ text }] };
+}
+
+/** Width of the longest line of an encoded cell, in characters (code points; an `_xHHHH_` escape counts one). */
+function displayWidth(text: string): number {
+  let widest = 0;
+  for (const line of text.replace(/_x[0-9A-F]{4}_/g, ' ').split('\n')) widest = Math.max(widest, [...line].length);
+  return widest;
+}

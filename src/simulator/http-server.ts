@@ -1,0 +1,187 @@
+/**
+ * The simulator's HTTP layer on node:http: routes `POST /v1beta/models/{model}:generateContent`
+ * (also `/v1/`, `/v1alpha/`, `:streamGenerateContent`, `:countTokens`) and the `/__sim/*` control endpoints,
+ * reads the key from `x-goog-api-key` or `?key=` (gemini-api-facts.md §4.1), applies delays, resets and hangs.
+ * Headers mirror a recorded live response (§2.5): JSON as `application/json; charset=UTF-8`, no Retry-After,
+ * no x-ratelimit-*. Streaming answers are one SSE event with `alt=sse`, else a JSON array; streaming errors are
+ * served as text/event-stream like the real API (§2.5, §8.4).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { notFoundPath, rpcError } from './error-bodies.js';
+import type { Endpoint, Outcome, SimEngine } from './sim-engine.js';
+
+const API_PATH = /^\/(v1|v1beta|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+
+/** Largest request body accepted, bytes (the real API's 20 MB request limit). */
+export const MAX_BODY_BYTES = 20 * 1024 * 1024;
+
+const BASE_HEADERS = {
+  Vary: 'Origin, X-Origin, Referer',
+  Server: 'scaffolding on HTTPServer2',
+  'X-XSS-Protection': '0',
+  'X-Frame-Options': 'SAMEORIGIN',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+/** A running server and how to stop it. */
+export interface RunningServer {
+  server: Server;
+  port: number;
+  /** Stops accepting, cancels pending delayed answers, drops hanging requests and open connections. */
+  close(): Promise<void>;
+}
+
+type StreamMode = 'none' | 'sse' | 'array';
+
+function write(res: ServerResponse, status: number, contentType: string, payload: string, extra?: Record<string, string>): void {
+  if (res.destroyed || res.writableEnded) return;
+  res.writeHead(status, {
+    ...BASE_HEADERS,
+    ...extra,
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(payload),
+  });
+  res.end(payload);
+}
+
+function writeJson(res: ServerResponse, status: number, body: unknown, extra?: Record<string, string>): void {
+  write(res, status, 'application/json; charset=UTF-8', JSON.stringify(body), extra);
+}
+
+/** Starts serving `engine` on host:port (port 0 = any free port). */
+export function startHttpServer(engine: SimEngine, host: string, port: number): Promise<RunningServer> {
+  const timers = new Set<NodeJS.Timeout>();
+  const hanging = new Set<ServerResponse>();
+  const sockets = new Set<Socket>();
+
+  const deliver = (req: IncomingMessage, res: ServerResponse, outcome: Outcome, stream: StreamMode): void => {
+    switch (outcome.type) {
+      case 'hang':
+        hanging.add(res);
+        res.once('close', () => hanging.delete(res));
+        return;
+      case 'reset':
+        req.socket.destroy();
+        return;
+      case 'html':
+        write(res, outcome.status, 'text/html; charset=UTF-8', outcome.body);
+        return;
+      case 'json': {
+        const ok = outcome.status === 200;
+        if (stream === 'sse') {
+          const payload = ok ? `data: ${JSON.stringify(outcome.body)}\r\n\r\n` : JSON.stringify(outcome.body);
+          write(res, outcome.status, 'text/event-stream', payload, outcome.headers);
+        } else if (stream === 'array') writeJson(res, outcome.status, [outcome.body], outcome.headers);
+        else writeJson(res, outcome.status, outcome.body, outcome.headers);
+      }
+    }
+  };
+
+  const later = (delayMs: number, fn: () => void): void => {
+    if (delayMs <= 0) return fn();
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, delayMs);
+    timers.add(timer);
+  };
+
+  const api = (req: IncomingMessage, res: ServerResponse, m: RegExpExecArray, query: string): void => {
+    const endpoint = m[3] as Endpoint;
+    const params = query === '' ? undefined : new URLSearchParams(query);
+    const header = req.headers['x-goog-api-key'];
+    const key = (Array.isArray(header) ? header[0] : header) ?? params?.get('key') ?? undefined;
+    const stream: StreamMode = endpoint !== 'streamGenerateContent' ? 'none' : params?.get('alt') === 'sse' ? 'sse' : 'array';
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (size > MAX_BODY_BYTES) {
+        writeJson(res, 400, rpcError(400, `Request payload size exceeds the limit: ${MAX_BODY_BYTES} bytes.`));
+        return;
+      }
+      let body: unknown;
+      let bodyError: string | undefined;
+      try {
+        body = JSON.parse(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+      } catch (err) {
+        bodyError = (err as Error).message;
+      }
+      let model = m[2]!;
+      try {
+        model = decodeURIComponent(model);
+      } catch {
+        // keep it raw: the engine answers 404 for it
+      }
+      const request = { endpoint, apiVersion: m[1]!, model, ...(key !== undefined ? { key } : {}), ...(bodyError === undefined ? { body } : { bodyError }) };
+      const outcome = engine.handle(request);
+      if (outcome.type === 'hang') deliver(req, res, outcome, stream);
+      else later(outcome.delayMs, () => deliver(req, res, outcome, stream));
+    });
+  };
+
+  const control = (req: IncomingMessage, res: ServerResponse, path: string, query: string): boolean => {
+    if (req.method === 'GET' && path === '/__sim/stats') {
+      writeJson(res, 200, engine.stats.snapshot());
+    } else if (req.method === 'GET' && path === '/__sim/log') {
+      if (!engine.log) {
+        writeJson(res, 404, rpcError(404, 'The request log is off; set "requestLog": true in the scenario.'));
+      } else {
+        const since = Number(new URLSearchParams(query).get('since') ?? 0);
+        writeJson(res, 200, engine.log.since(Number.isFinite(since) ? since : 0));
+      }
+    } else if (req.method === 'POST' && path === '/__sim/reset') {
+      engine.stats.reset();
+      writeJson(res, 200, { reset: true });
+    } else if (req.method === 'GET' && path === '/__sim/health') {
+      writeJson(res, 200, { ok: true });
+    } else return false;
+    req.resume();
+    return true;
+  };
+
+  const server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const query = q < 0 ? '' : url.slice(q + 1);
+    if (path.startsWith('/__sim/') && control(req, res, path, query)) return;
+    const m = req.method === 'POST' ? API_PATH.exec(path) : null;
+    if (m) return api(req, res, m, query);
+    req.resume();
+    writeJson(res, 404, notFoundPath(path));
+  });
+  server.keepAliveTimeout = 30_000;
+  server.on('connection', (socket: Socket) => {
+    socket.setNoDelay(true);
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', (_err, socket) => socket.destroy());
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      const actual = typeof address === 'object' && address ? address.port : port;
+      resolve({
+        server,
+        port: actual,
+        close: () =>
+          new Promise<void>((done) => {
+            for (const t of timers) clearTimeout(t);
+            timers.clear();
+            for (const res of hanging) res.destroy();
+            hanging.clear();
+            server.close(() => done());
+            for (const s of sockets) s.destroy();
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * The Gemini API simulator of gemini-batch: a local HTTP server answering like
+ * generativelanguage.googleapis.com (`generateContent`, `countTokens`) with per-project RPM/TPM/RPD quotas,
+ * the real 429/503/400 bodies, faults and scripted answers. Every test and benchmark runs against it, and
+ * `gemini-batch simulate` offers it to users. Scenario format and behaviour: ./README.md.
+ */
+export { startSimulator, monotonicClock } from './start-simulator.js';
+export type { SimulatorHandle, StartOptions } from './start-simulator.js';
+export { loadScenario, parseScenario } from './scenario-parse.js';
+export { generousScenario, withLimitOverrides } from './scenario-presets.js';
+export type { LimitOverrides } from './scenario-presets.js';
+export { runSimulateCommand } from './simulate-command.js';
+export type { SimulateCommandOptions } from './simulate-command.js';
+export { countTokens } from './tokenizer.js';
+export type {
+  ModelLimits,
+  ModelSpec,
+  Peaks60s,
+  QuotaFlavour,
+  Scenario,
+  ScenarioKey,
+  ScenarioProject,
+  ScriptResponse,
+  ScriptRule,
+  SimClock,
+  SimCounters,
+  SimLogEntry,
+  SimStats,
+  Tier,
+  WindowPolicy,
+} from './types.js';

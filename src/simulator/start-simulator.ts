@@ -1,0 +1,47 @@
+/**
+ * Starts a simulator for a scenario: a {@link SimEngine} behind the node:http server.
+ */
+import { startHttpServer } from './http-server.js';
+import { SimEngine } from './sim-engine.js';
+import type { Scenario, SimClock, SimStats } from './types.js';
+
+/** A running simulator. */
+export interface SimulatorHandle {
+  /** `http://127.0.0.1:PORT`, to pass as `--base-url` or the SDK's `httpOptions.baseUrl`. */
+  url: string;
+  port: number;
+  /** The same ground truth as `GET /__sim/stats`. */
+  stats(): SimStats;
+  /** Stops the server: pending delayed answers are dropped, hanging requests and connections closed. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link startSimulator}. */
+export interface StartOptions {
+  /** TCP port; 0 (default) picks any free port. */
+  port?: number;
+  /** Interface to listen on. @default '127.0.0.1' */
+  host?: string;
+  /** Time source for quota windows, RPD days and stats. @default performance.timeOrigin + performance.now() */
+  clock?: SimClock;
+}
+
+/** The default clock: epoch ms, monotonic within the process (never jumps back with wall-clock changes). */
+export const monotonicClock: SimClock = { now: () => performance.timeOrigin + performance.now() };
+
+/**
+ * Serves `scenario` over HTTP. Resolves once listening.
+ * @throws the listen error (e.g. code EADDRINUSE) when the port cannot be bound.
+ */
+export async function startSimulator(scenario: Scenario, options: StartOptions = {}): Promise<SimulatorHandle> {
+  const host = options.host ?? '127.0.0.1';
+  const engine = new SimEngine(scenario, options.clock ?? monotonicClock);
+  const running = await startHttpServer(engine, host, options.port ?? 0);
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${running.port}`,
+    port: running.port,
+    stats: () => engine.stats.snapshot(),
+    close: () => running.close(),
+  };
+}

@@ -1,0 +1,132 @@
+/** Encodings: BOMs, UTF-16 LE/BE, Windows-1252 (never latin1 C1 controls), strict decoding errors naming the line. */
+import iconv from 'iconv-lite';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { completeUtf8Length, detectEncoding } from '../../src/input/detect-encoding.js';
+import { openInput } from '../../src/input/open-input.js';
+import type { InputOptions } from '../../src/input/input-source.js';
+import { fixture, inputErrorOf, readAll, scratchDir } from './helpers.js';
+
+let scratch: Awaited<ReturnType<typeof scratchDir>>;
+beforeAll(async () => {
+  scratch = await scratchDir();
+});
+afterAll(async () => {
+  await scratch.cleanup();
+});
+
+/** Opens and reads a file: an encoding error may surface at either step (at open when it is in the first chunk). */
+async function openAndRead(path: string, options: InputOptions): Promise<unknown> {
+  return readAll(await openInput(path, options));
+}
+
+describe('detectEncoding', () => {
+  test('BOMs', () => {
+    expect(detectEncoding(Buffer.from([0xef, 0xbb, 0xbf, 0x61]), true)).toMatchObject({ encoding: 'utf-8', bomLength: 3, source: 'BOM' });
+    expect(detectEncoding(Buffer.from([0xff, 0xfe, 0x61, 0]), true)).toMatchObject({ encoding: 'utf-16le', bomLength: 2 });
+    expect(detectEncoding(Buffer.from([0xfe, 0xff, 0, 0x61]), true)).toMatchObject({ encoding: 'utf-16be', bomLength: 2 });
+  });
+
+  test('ASCII and valid UTF-8 are UTF-8; a sequence cut at the end of the head does not count', () => {
+    expect(detectEncoding(Buffer.from('plain,ascii\n'), true).encoding).toBe('utf-8');
+    const cut = Buffer.from('café crème', 'utf8').subarray(0, 4); // "caf" + first byte of é
+    expect(detectEncoding(cut, false).encoding).toBe('utf-8');
+    expect(detectEncoding(cut, true).encoding).not.toBe('utf-8');
+  });
+
+  test('completeUtf8Length drops only a cut sequence', () => {
+    const euro = Buffer.from('a€', 'utf8'); // 61 e2 82 ac
+    expect(completeUtf8Length(euro)).toBe(4);
+    expect(completeUtf8Length(euro.subarray(0, 3))).toBe(1);
+    expect(completeUtf8Length(euro.subarray(0, 2))).toBe(1);
+    expect(completeUtf8Length(Buffer.from('abc'))).toBe(3);
+  });
+
+  test('UTF-16 without BOM', () => {
+    const text = 'id,name\r\n1,alpha\r\n2,beta\r\n';
+    expect(detectEncoding(iconv.encode(text, 'utf-16le'), true).encoding).toBe('utf-16le');
+    expect(detectEncoding(iconv.encode(text, 'utf-16be'), true).encoding).toBe('utf-16be');
+  });
+
+  test('Western text that is not UTF-8 is Windows-1252, also when chardet says ISO-8859-1', () => {
+    // chardet calls this one ISO-8859-1 (no byte in 0x80–0x9F).
+    expect(detectEncoding(iconv.encode('Straße;Größe\r\nMüller;groß\r\n', 'windows-1252'), true).encoding).toBe('windows-1252');
+    expect(detectEncoding(iconv.encode('Nom;Prix\r\nCafé;2,50 €\r\n“Thé”;1 €\r\n', 'windows-1252'), true).encoding).toBe('windows-1252');
+  });
+});
+
+describe('files', () => {
+  test('Windows-1252: € from 0x80, “ ” from 0x93/0x94, ’ from 0x92', async () => {
+    const source = await openInput(fixture('synthetic-windows-1252.csv'), {});
+    expect(source.dialect).toMatchObject({ encoding: 'windows-1252', bom: false, delimiter: ';' });
+    expect(source.describe()).toBe("Windows-1252, ';' delimited, CRLF, header on line 1, 3 columns");
+    const records = await readAll(source);
+    expect(records.map((r) => r.cells)).toEqual([
+      ['Café crème', '2,50 €', '“très” bon'],
+      ['Thé vert', '1,80 €', 'déjà vu – à revoir'],
+      ['Œuvre d’art', '3 000,00 €', 'naïve'],
+    ]);
+    for (const record of records) expect(record.cells.join('')).not.toMatch(/[\u0080-\u009f\uFFFD]/);
+  });
+
+  test.each([
+    ['synthetic-utf16le-bom.tsv', 'utf-16le', 'UTF-16 LE with BOM, TAB delimited'],
+    ['synthetic-utf16be-bom.csv', 'utf-16be', "UTF-16 BE with BOM, ',' delimited"],
+  ])('%s', async (name, encoding, description) => {
+    const source = await openInput(fixture(name), {});
+    expect(source.dialect).toMatchObject({ encoding, bom: true, lineBreak: '\r\n' });
+    expect(source.describe()).toContain(description);
+    expect(source.columns).toEqual(['name', 'city', 'note']);
+    expect((await readAll(source)).map((r) => [r.line, ...r.cells])).toEqual([
+      [2, 'Zoë', 'México', '“quoted”'],
+      [3, '東京', '日本', '😀 emoji'],
+    ]);
+  });
+
+  test('a Windows-1252 byte far beyond the detected head of UTF-8 is INPUT_ENCODING naming its line', async () => {
+    const lines = ['id,text'];
+    for (let i = 1; i <= 20000; i += 1) lines.push(`${i},ligne numéro ${i}`);
+    const head = Buffer.from(`${lines.join('\r\n')}\r\n`, 'utf8');
+    expect(head.length).toBeGreaterThan(256 * 1024);
+    const bad = Buffer.concat([head, iconv.encode('20001,caf\u00e9\r\n', 'windows-1252'), Buffer.from('20002,ok\r\n')]);
+    const source = await openInput(await scratch.file('late-latin1.csv', bad), {});
+    expect(source.dialect.encoding).toBe('utf-8');
+    let delivered = 0;
+    const error = await inputErrorOf(
+      (async () => {
+        for await (const record of source.records()) delivered = record.index + 1;
+      })(),
+    );
+    expect(error.code).toBe('INPUT_ENCODING');
+    expect(error.line).toBe(20002);
+    expect(error.message).toContain('--encoding');
+    expect(delivered).toBeGreaterThan(0);
+    expect(delivered).toBeLessThan(20001);
+  });
+
+  test('--encoding is obeyed; undecodable bytes under it are INPUT_ENCODING naming the line', async () => {
+    const path = fixture('synthetic-windows-1252.csv');
+    const error = await inputErrorOf(openAndRead(path, { encoding: 'UTF8' }));
+    expect(error).toMatchObject({ code: 'INPUT_ENCODING', line: 2 });
+    expect(error.message).toContain('as --encoding says');
+
+    const latin1 = await readAll(await openInput(path, { encoding: 'latin1' }));
+    expect(latin1[0]?.cells[1]).toBe('2,50 \u0080'); // what the user asked for: latin1 has C1 controls there
+
+    const undefinedByte = await scratch.file('undefined-1252.csv', Buffer.from([0x61, 0x0a, 0x62, 0x0a, 0x81, 0x0a]));
+    const error1252 = await inputErrorOf(openAndRead(undefinedByte, { encoding: 'windows-1252' }));
+    expect(error1252).toMatchObject({ code: 'INPUT_ENCODING', line: 3 });
+  });
+
+  test('--encoding utf-16 follows the BOM', async () => {
+    const source = await openInput(fixture('synthetic-utf16be-bom.csv'), { encoding: 'utf-16' });
+    expect(source.dialect).toMatchObject({ encoding: 'utf-16be', bom: true });
+    expect(source.columns).toEqual(['name', 'city', 'note']);
+  });
+
+  test('a UTF-8 BOM is stripped from the first header name and reported in the dialect', async () => {
+    const path = await scratch.file('bom.csv', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('id,name\n1,a\n')]));
+    const source = await openInput(path, {});
+    expect(source.columns).toEqual(['id', 'name']);
+    expect(source.dialect.bom).toBe(true);
+  });
+});

@@ -1,0 +1,268 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { GeminiBatchError, UsageError } from '../../src/errors.js';
+import { escapeFormula } from '../../src/output/escape-formula.js';
+import { createOutputWriter, defaultOutputPath, outputFormatFor } from '../../src/output/create-output-writer.js';
+import type { OutputFormat, OutputSpec } from '../../src/output/output-writer.js';
+import { readBack, readSheet } from './read-back.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gb-output-'));
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const COLUMNS = ['CIPCode', 'Title, with comma', 'Définition', 'label', 'status', 'error'];
+const TRICKY: string[][] = [
+  ['01.0101', 'plain', 'A program that focuses on agriculture.', 'yes', 'ok', ''],
+  ['007', 'a,b;c|d', 'say "hi" and "bye"', 'no', 'ok', ''],
+  ['1e5', 'line one\nline two\nline three', 'crlf\r\ninside', 'maybe', 'ok', ''],
+  ['-0.5', 'lone\rCR', 'tab\there', '', 'failed', 'HTTP 503: model is overloaded'],
+  ['=SUM(A1)', '@cmd', '- This class includes:\n- growing of rice', '+1', 'ok', ''],
+  ['#NAME?', '  leading and trailing  ', 'Ça dépend 😀 — œuvre « ok » 中文', 'peut-être', 'ok', ''],
+  ['', '', '', '', 'pending', ''],
+  ['x_x000D_y', 'ctl\u0001\u001f', '\u009d C1 and \u00a0 NBSP', 'yes', 'ok', ''],
+  ['-21.419,06', '\t=cmd', '"', "'", 'ok', ''],
+];
+
+async function writeAll(spec: OutputSpec, rows: string[][] = TRICKY): Promise<void> {
+  const writer = await createOutputWriter(spec);
+  for (const row of rows) await writer.write(row);
+  await writer.commit();
+}
+
+const FORMATS: [OutputFormat, string][] = [
+  ['csv', 'out.csv'],
+  ['tsv', 'out.tsv'],
+  ['jsonl', 'out.jsonl'],
+  ['xlsx', 'out.xlsx'],
+];
+
+describe.each(FORMATS)('%s output read back with its own reader', (format, name) => {
+  const escapes = format !== 'jsonl';
+
+  it('gives back every cell: multi-line, quotes, delimiters, leading zeros, unicode, formulas neutralized', async () => {
+    const target = path.join(dir, name);
+    const writer = await createOutputWriter({ target, columns: COLUMNS });
+    expect(writer.format).toBe(format);
+    for (const row of TRICKY) await writer.write(row);
+    await writer.commit();
+    const expected = [COLUMNS, ...TRICKY].map((row) => (escapes ? row.map(escapeFormula) : row));
+    expect(await readBack(target, format)).toEqual(expected);
+    expect(fs.readdirSync(dir)).toEqual([name]); // no temporary left
+  });
+
+  it('keeps cells as they are with escapeFormulas false', async () => {
+    const target = path.join(dir, name);
+    await writeAll({ target, columns: COLUMNS, escapeFormulas: false });
+    expect(await readBack(target, format)).toEqual([COLUMNS, ...TRICKY]);
+  });
+
+  it('writes a header-only file when there are no rows', async () => {
+    const target = path.join(dir, name);
+    await writeAll({ target, columns: COLUMNS }, []);
+    expect(await readBack(target, format)).toEqual(format === 'jsonl' ? [] : [COLUMNS]);
+  });
+
+  it('leaves the target as it was until commit, then replaces it whole', async () => {
+    const target = path.join(dir, name);
+    fs.writeFileSync(target, 'previous results');
+    const writer = await createOutputWriter({ target, columns: COLUMNS });
+    for (const row of TRICKY) await writer.write(row);
+    expect(fs.readFileSync(target, 'utf8')).toBe('previous results');
+    await writer.commit();
+    await writer.commit(); // idempotent
+    await writer.abort(); // no effect after commit
+    expect(fs.readFileSync(target, 'utf8')).not.toBe('previous results');
+    expect(fs.readdirSync(dir)).toEqual([name]);
+  });
+
+  it('abort() removes the temporary file and leaves the target', async () => {
+    const target = path.join(dir, name);
+    fs.writeFileSync(target, 'previous results');
+    const writer = await createOutputWriter({ target, columns: COLUMNS });
+    expect(fs.readdirSync(dir).sort()).toEqual([`.${name}.tmp-${process.pid}`, name].sort());
+    for (const row of TRICKY) await writer.write(row);
+    await writer.abort();
+    await writer.abort();
+    expect(fs.readdirSync(dir)).toEqual([name]);
+    expect(fs.readFileSync(target, 'utf8')).toBe('previous results');
+    await expect(writer.write(TRICKY[0]!)).rejects.toBeInstanceOf(GeminiBatchError);
+  });
+
+  it('refuses a row without one cell per column (a bug)', async () => {
+    const writer = await createOutputWriter({ target: path.join(dir, name), columns: COLUMNS });
+    await expect(async () => writer.write(['only one'])).rejects.toMatchObject({ code: 'OUTPUT_CELL_COUNT', exitCode: 4 });
+    await writer.abort();
+  });
+});
+
+describe('CSV dialect', () => {
+  it('uses the given delimiter, quotes only the cells that need it, CRLF by default', async () => {
+    const target = path.join(dir, 'out.csv');
+    await writeAll({ target, columns: ['a', 'b'], delimiter: ';' }, [
+      ['1,5', 'x;y'],
+      ['plain', 'two\nlines'],
+      ['"q"', ''],
+    ]);
+    expect(fs.readFileSync(target, 'utf8')).toBe('a;b\r\n1,5;"x;y"\r\nplain;"two\nlines"\r\n"""q""";\r\n');
+    expect(await readBack(target, 'csv', ';')).toEqual([['a', 'b'], ['1,5', 'x;y'], ['plain', 'two\nlines'], ['"q"', '']]);
+  });
+
+  it('writes LF line breaks when asked, and still quotes a CR inside a cell', async () => {
+    const target = path.join(dir, 'out.csv');
+    await writeAll({ target, columns: ['a'], lineBreak: '\n' }, [['x\ry'], ['z']]);
+    expect(fs.readFileSync(target, 'utf8')).toBe('a\n"x\ry"\nz\n');
+  });
+
+  it('starts with a UTF-8 BOM only when asked', async () => {
+    const withBom = path.join(dir, 'bom.csv');
+    const without = path.join(dir, 'plain.csv');
+    await writeAll({ target: withBom, columns: ['Code'], bom: true }, [['é']]);
+    await writeAll({ target: without, columns: ['Code'] }, [['é']]);
+    expect([...fs.readFileSync(withBom).subarray(0, 4)]).toEqual([0xef, 0xbb, 0xbf, 0x43]);
+    expect(fs.readFileSync(without, 'utf8')).toBe('Code\r\né\r\n');
+    expect(await readBack(withBom, 'csv')).toEqual([['Code'], ['é']]);
+  });
+
+  it('neutralizes formulas in the header too', async () => {
+    const target = path.join(dir, 'out.csv');
+    await writeAll({ target, columns: ['=cmd', '-note'] }, [['1', '2']]);
+    expect(fs.readFileSync(target, 'utf8')).toBe("'=cmd,'-note\r\n1,2\r\n");
+  });
+
+  it('quotes TSV cells holding TAB, CR, LF or a quote, as Excel does', async () => {
+    const target = path.join(dir, 'out.tsv');
+    await writeAll({ target, columns: ['a', 'b'], delimiter: ';' }, [['x\ty', 'say "hi"'], ['a;b,c', 'l1\nl2']]);
+    expect(fs.readFileSync(target, 'utf8')).toBe('a\tb\r\n"x\ty"\t"say ""hi"""\r\na;b,c\t"l1\nl2"\r\n');
+  });
+
+  it('refuses a delimiter that is not one character', async () => {
+    await expect(createOutputWriter({ target: path.join(dir, 'x.csv'), columns: ['a'], delimiter: ';;' })).rejects.toMatchObject({ code: 'OUTPUT_INVALID_OPTION' });
+    await expect(createOutputWriter({ target: path.join(dir, 'x.csv'), columns: ['a'], delimiter: '"' })).rejects.toMatchObject({ code: 'OUTPUT_INVALID_OPTION' });
+  });
+});
+
+describe('JSONL', () => {
+  it('writes keys in column order, even number-like ones, and no BOM', async () => {
+    const target = path.join(dir, 'out.jsonl');
+    await writeAll({ target, columns: ['z', '2', 'a', '1'], bom: true }, [['=1', 'b', 'c\u2028d', 'e']]);
+    expect(fs.readFileSync(target, 'utf8')).toBe('{"z":"=1","2":"b","a":"c\u2028d","1":"e"}\n');
+  });
+
+  it('refuses two columns with one name', async () => {
+    await expect(createOutputWriter({ target: path.join(dir, 'x.jsonl'), columns: ['a', 'a'] })).rejects.toMatchObject({ code: 'OUTPUT_DUPLICATE_COLUMN', exitCode: 2 });
+  });
+});
+
+describe('XLSX', () => {
+  it('has a bold, frozen header, text cells only and reasonable widths', async () => {
+    const target = path.join(dir, 'out.xlsx');
+    const long = 'x'.repeat(500);
+    await writeAll({ target, columns: ['Code', 'Long', 'Lines'] }, [
+      ['01.0101', long, 'short\na much longer second line here'],
+      ['1e5', 'y', 'z'],
+    ]);
+    const sheet = await readSheet(target);
+    expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+    expect(sheet.getRow(1).getCell(1).font?.bold).toBe(true);
+    expect(sheet.getRow(2).getCell(1).text).toBe('01.0101');
+    expect(typeof sheet.getRow(3).getCell(1).value).not.toBe('number');
+    const widths = sheet.columns.map((c) => c.width ?? 0);
+    expect(widths[0]).toBeGreaterThanOrEqual(8);
+    expect(widths[1]).toBe(60);
+    expect(widths[2]).toBeGreaterThanOrEqual('a much longer second line here'.length);
+    expect(widths[2]).toBeLessThan(60);
+  });
+
+  it('cuts a cell over 32,767 characters and says so', async () => {
+    const target = path.join(dir, 'out.xlsx');
+    const warnings: string[] = [];
+    await writeAll({ target, columns: ['a'], onWarning: (m) => warnings.push(m) }, [['é'.repeat(40_000)]]);
+    expect((await readBack(target, 'xlsx'))[1]![0]).toBe('é'.repeat(32_767));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/32,767/);
+  });
+
+  it('refuses more columns than a sheet holds', async () => {
+    const columns = Array.from({ length: 16_385 }, (_, i) => `c${i}`);
+    await expect(createOutputWriter({ target: path.join(dir, 'x.xlsx'), columns })).rejects.toMatchObject({ code: 'OUTPUT_XLSX_LIMIT', exitCode: 2 });
+  });
+
+  it('writes more rows than it samples for widths, in order', async () => {
+    const target = path.join(dir, 'out.xlsx');
+    const rows = Array.from({ length: 2_000 }, (_, i) => [String(i).padStart(5, '0'), `row ${i}`]);
+    await writeAll({ target, columns: ['id', 'text'] }, rows);
+    expect(await readBack(target, 'xlsx')).toEqual([['id', 'text'], ...rows]);
+  });
+});
+
+describe('stdout', () => {
+  it('writes CSV to stdout, waiting for drain when stdout is full', async () => {
+    const chunks: string[] = [];
+    let full = false;
+    vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string) => {
+      chunks.push(chunk);
+      return !full;
+    }) as typeof process.stdout.write);
+    const writer = await createOutputWriter({ target: '-', columns: ['a', 'b'] });
+    expect(writer.format).toBe('csv');
+    await writer.write(['1', 'x,y']);
+    full = true;
+    let accepted = false;
+    const pending = writer.write(['2', 'z']).then(() => (accepted = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(accepted).toBe(false);
+    full = false;
+    process.stdout.emit('drain');
+    await pending;
+    expect(accepted).toBe(true);
+    await writer.commit();
+    expect(chunks.join('')).toBe('a,b\r\n1,"x,y"\r\n2,z\r\n');
+  });
+
+  it('refuses XLSX on stdout', async () => {
+    await expect(createOutputWriter({ target: '-', columns: ['a'], format: 'xlsx' })).rejects.toMatchObject({ code: 'OUTPUT_INVALID_OPTION' });
+  });
+});
+
+describe('output targets', () => {
+  it('picks the format by extension', () => {
+    expect(outputFormatFor('a.csv')).toBe('csv');
+    expect(outputFormatFor('A.CSV')).toBe('csv');
+    expect(outputFormatFor('results')).toBe('csv');
+    expect(outputFormatFor('-')).toBe('csv');
+    expect(outputFormatFor('a.tsv')).toBe('tsv');
+    expect(outputFormatFor('a.jsonl')).toBe('jsonl');
+    expect(outputFormatFor('a.ndjson')).toBe('jsonl');
+    expect(outputFormatFor('dir.v2/a.xlsx')).toBe('xlsx');
+    for (const bad of ['a.xls', 'a.json', 'a.txt', 'a.ods']) {
+      expect(() => outputFormatFor(bad)).toThrow(UsageError);
+      expect(() => outputFormatFor(bad)).toThrow(expect.objectContaining({ code: 'OUTPUT_UNSUPPORTED_FORMAT' }));
+    }
+  });
+
+  it('defaults to <input name>.classified.csv beside the input', () => {
+    expect(defaultOutputPath(path.join('data', 'topics.csv'))).toBe(path.join('data', 'topics.classified.csv'));
+    expect(defaultOutputPath('topics.xlsx')).toBe('topics.classified.csv');
+    expect(defaultOutputPath('/x/archive.2024.tsv')).toBe('/x/archive.2024.classified.csv');
+  });
+
+  it('refuses a target in a missing folder or that is a directory, before writing', async () => {
+    await expect(createOutputWriter({ target: path.join(dir, 'missing', 'out.csv'), columns: ['a'] })).rejects.toMatchObject({ code: 'OUTPUT_UNWRITABLE', exitCode: 2 });
+    fs.mkdirSync(path.join(dir, 'out.csv'));
+    await expect(createOutputWriter({ target: path.join(dir, 'out.csv'), columns: ['a'] })).rejects.toMatchObject({ code: 'OUTPUT_UNWRITABLE' });
+    await expect(createOutputWriter({ target: path.join(dir, 'out.pdf'), columns: ['a'] })).rejects.toMatchObject({ code: 'OUTPUT_UNSUPPORTED_FORMAT' });
+  });
+
+  it('honours an explicit format over the extension', async () => {
+    const target = path.join(dir, 'out.txt');
+    await writeAll({ target, columns: ['a'], format: 'tsv' }, [['x\ty']]);
+    expect(fs.readFileSync(target, 'utf8')).toBe('a\r\n"x\ty"\r\n');
+  });
+});
