@@ -7,6 +7,7 @@
 import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from '@google/genai';
 import type { ApiFailure } from './api-failures.js';
 import { classifyFailure, type AbortReason } from './classify-failure.js';
+import { httpTransport } from './http-transport.js';
 
 /** One generateContent call: the rendered prompt and the config (system instruction, schema, thinking…). */
 export interface GenerateRequest {
@@ -57,7 +58,7 @@ export interface GeminiClientOptions {
 export function createGeminiClient(options: GeminiClientOptions): GeminiCaller {
   const ai = new GoogleGenAI({
     apiKey: options.apiKey,
-    httpOptions: options.baseUrl ? { baseUrl: options.baseUrl } : {},
+    httpOptions: { ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), fetch: httpTransport },
   });
   return {
     async generate(request, signal) {

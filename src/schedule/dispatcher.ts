@@ -10,6 +10,7 @@
  *   404 model → the job stops; other 4xx → the row fails. `maxAttempts` bounds the requests of every row.
  * - A row never waits inside a worker: waiting rows sit in a queue, so retries cannot bypass pacing.
  */
+import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import {
   CancelledFailure,
@@ -124,6 +125,7 @@ export class Dispatcher {
       if (!options.gates.has(pool.project)) throw new RangeError(`no gate for project ${pool.project}`);
     }
     this.#o = options;
+    setMaxListeners(0, this.#abort.signal); // one listener per request in flight
     this.#random = options.random ?? Math.random;
     this.#pools = options.pools.map((p) => ({ ...p, queue: new PQueue({ concurrency: p.concurrency }), active: 0, disabledReason: undefined }));
     const slots = this.#pools.reduce((n, p) => n + p.concurrency, 0);

@@ -71,6 +71,9 @@ export class ProjectLimiter {
   #disabledReason: string | undefined;
   /** Largest reservation seen, tokens: the TPM burst must let one such request through. */
   #largestRequest = 1;
+  /** The Pacific day of the last request and when it ends (formatting the date per request costs more than the rest). */
+  #day = '';
+  #dayEnds = -Infinity;
 
   constructor(options: ProjectLimiterOptions) {
     this.project = options.project;
@@ -114,7 +117,7 @@ export class ProjectLimiter {
     if (this.#parkedUntil > now) return { kind: 'parked', until: this.#parkedUntil, reason: this.#parkReason };
     const rpd = this.limits.rpd;
     if (rpd && this.#daily) {
-      const day = pacificDay(now);
+      const day = this.#pacificDay(now);
       if (this.#daily.get(this.project, this.model, day) >= rpd.value) {
         this.park(nextPacificMidnight(now), `requests per day reached (RPD ${rpd.value})`);
         return { kind: 'parked', until: this.#parkedUntil, reason: this.#parkReason };
@@ -155,7 +158,7 @@ export class ProjectLimiter {
     }
     this.#rpmPacer.take(1, now);
     this.#tpmPacer.take(tokens, now);
-    this.#daily?.increment(this.project, this.model, pacificDay(now));
+    this.#daily?.increment(this.project, this.model, this.#pacificDay(now));
     return {
       at: now,
       tokens,
@@ -223,6 +226,14 @@ export class ProjectLimiter {
     if (this.#minimalBurst) return;
     this.#minimalBurst = true;
     this.reconfigure();
+  }
+
+  #pacificDay(now: number): string {
+    if (now >= this.#dayEnds || now < this.#dayEnds - 25 * 3_600_000) {
+      this.#day = pacificDay(now);
+      this.#dayEnds = nextPacificMidnight(now);
+    }
+    return this.#day;
   }
 
   /** Requests and input tokens in the current rolling window (for reports and tests). */
