@@ -16,6 +16,8 @@ export interface CleanHeader {
   columns: string[];
   /** One human-readable line per column whose name was changed or deserves attention. */
   notes: string[];
+  /** Names given to more than one column (before `_2`, `_3` were added): a `{{name}}` naming one is ambiguous. */
+  ambiguous: string[];
 }
 
 /**
@@ -29,6 +31,7 @@ export function cleanHeader(cells: readonly string[]): CleanHeader {
   const taken = new Set<string>(trimmed.filter((name) => name !== ''));
   const seen = new Set<string>();
   const columns: string[] = [];
+  const ambiguous = new Set<string>();
 
   trimmed.forEach((name, i) => {
     const position = i + 1;
@@ -38,6 +41,7 @@ export function cleanHeader(cells: readonly string[]): CleanHeader {
       result = uniqueName(`column_${position}`, taken);
       notes.push(`column ${position} has no name; called it ${result}`);
     } else if (seen.has(name)) {
+      ambiguous.add(name);
       result = uniqueName(name, taken, 2);
       notes.push(`column ${position} repeats the name ${quote(name)}; called it ${quote(result)}`);
     } else {
@@ -53,7 +57,7 @@ export function cleanHeader(cells: readonly string[]): CleanHeader {
     taken.add(result);
     columns.push(result);
   });
-  return { columns, notes };
+  return { columns, notes, ambiguous: [...ambiguous] };
 }
 
 /** `base` itself when `from` is not given and no column uses it, else `base_K` for the first free K >= `from` (2). */

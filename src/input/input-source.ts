@@ -63,7 +63,7 @@ export interface InputSource {
    * Header names that stood for more than one column before suffixes were added (`Name`, `Name` → `Name`, `Name_2`):
    * a `{{Name}}` placeholder is ambiguous. Empty when every name was unique.
    */
-  ambiguousColumns?: string[];
+  ambiguousColumns: string[];
   /** One line for the run's header, e.g. `UTF-8 with BOM, ';' delimited, CRLF, header on line 1, 2 columns`. */
   describe(): string;
   /** Size of the file in bytes. */

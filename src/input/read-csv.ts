@@ -69,7 +69,7 @@ export async function openCsv(file: CsvFile, options: NormalizedInputOptions): P
   const width = options.relaxColumnCount ? await widestRecord(plan, headerFields) : headerFields;
   const headerCells = [...header.cells];
   while (headerCells.length < width) headerCells.push('');
-  const { columns, notes } = cleanHeader(headerCells);
+  const { columns, notes, ambiguous } = cleanHeader(headerCells);
   if (width > headerFields) {
     notes.push(
       `some records have up to ${width} fields, the header ${headerFields}: the extra columns are named ` +
@@ -92,6 +92,7 @@ export async function openCsv(file: CsvFile, options: NormalizedInputOptions): P
     dialect,
     columns,
     headerNotes: notes,
+    ambiguousColumns: ambiguous,
     size: file.size,
     describe: () => describeDialect(dialect, header.line, columns.length),
     records: () => csvRecords(plan, header, width, headerFields, relax),

@@ -53,7 +53,7 @@ export async function openXlsx(file: XlsxFile, options: NormalizedInputOptions):
   for (let r = headerRow; r <= lastRow; r += 1) width = Math.max(width, rowWidth(sheet.findRow(r)));
 
   const headerCells = rowCells(sheet.findRow(headerRow), width, date1904);
-  const { columns, notes } = cleanHeader(headerCells);
+  const { columns, notes, ambiguous } = cleanHeader(headerCells);
   const headerFields = rowWidth(sheet.findRow(headerRow));
   if (width > headerFields) {
     notes.push(`cells to the right of the header's last cell (column ${headerFields}) are in columns named ${columns.slice(headerFields).join(', ')}`);
@@ -73,6 +73,7 @@ export async function openXlsx(file: XlsxFile, options: NormalizedInputOptions):
     dialect,
     columns,
     headerNotes: notes,
+    ambiguousColumns: ambiguous,
     size: file.size,
     describe: () => describeDialect(dialect, headerRow, columns.length),
     records: () => xlsxRecords(sheet, headerRow, lastRow, width, date1904),

@@ -6,7 +6,7 @@
  * options → keys → input header and template → job directory (manifest, lock, journal) → whole-input scan (first run)
  * → endpoint (simulator) → send → output → summary.
  */
-import path from 'node:path';
+import { defaultOutputPath } from '../output/output-format.js';
 import { resolveClassifyConfig, type ClassifyConfig, type RawClassifyOptions } from '../config/classify-config.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { createGeminiClient } from '../gemini/gemini-client.js';
@@ -33,7 +33,7 @@ import { openJob } from './open-job.js';
 import { chooseReporter } from './choose-reporter.js';
 import { resolveEndpoint } from './endpoint.js';
 import { rowsToSend } from './row-source.js';
-import { appendRunLog, runLogFile } from './run-log.js';
+import { appendRunLog } from './run-log.js';
 import { resultLayout, writeResults } from './write-results.js';
 
 export interface CommandIo {
@@ -53,7 +53,7 @@ export async function runClassify(input: string, raw: RawClassifyOptions, io: Co
   const started = Date.now();
   const config = await resolveClassifyConfig(input, raw, io.env);
   const source = await openInput(config.input, config.inputOptions);
-  const template = compileTemplate(config.prompt, source.columns, source.ambiguousColumns ? new Set(source.ambiguousColumns) : undefined);
+  const template = compileTemplate(config.prompt, source.columns, new Set(source.ambiguousColumns));
   const mode: AnswerMode = config.labels ? { kind: 'labels', labels: config.labels } : config.schema ? { kind: 'schema', schema: config.schema } : { kind: 'text' };
   const layout = resultLayout(source.columns, config.schema?.properties);
   const endpoint = await resolveEndpoint(config, io.env);
@@ -82,7 +82,7 @@ async function classifyRows(config: ClassifyConfig, p: Prepared): Promise<number
   const { source, job, io, endpoint } = p;
   const journal = job.journal;
   const total = config.limit !== undefined ? Math.min(config.limit, job.records) : job.records;
-  const outputTarget = config.output ?? defaultOutput(config.input);
+  const outputTarget = config.output ?? defaultOutputPath(config.input);
   const reporter: Reporter = chooseReporter(config, io, outputTarget === '-');
 
   // Per-row counts, kept up to date as rows finish.
@@ -290,7 +290,7 @@ async function classifyRows(config: ClassifyConfig, p: Prepared): Promise<number
     resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(io.argv) : undefined,
   };
   reporter.finish(summary);
-  await appendRunLog(runLogFile(job.dir), {
+  await appendRunLog(job.files.runs, {
     startedAt: new Date(p.started).toISOString(),
     endedAt: new Date().toISOString(),
     exitCode,
@@ -340,11 +340,6 @@ function startingLimits(config: ClassifyConfig, endpointLimits: { rpm?: number; 
 function describeLimits(limits: ProjectLimits): string {
   const one = (name: string, l: QuotaLimit | undefined) => (l ? `${name} ${formatCount(l.value)} (${l.source})` : `${name} –`);
   return [one('RPM', limits.rpm), one('TPM', limits.tpm), one('RPD', limits.rpd)].join(' · ');
-}
-
-function defaultOutput(input: string): string {
-  const parsed = path.parse(input);
-  return path.join(parsed.dir, `${parsed.name}.classified.csv`);
 }
 
 function resumeCommand(argv: string[]): string {

@@ -3,12 +3,7 @@
  * ended. `status` sums it; the journal holds the rows, this holds what the rows do not show (429s, requests).
  */
 import { appendFile, readFile } from 'node:fs/promises';
-import path from 'node:path';
 
-/** `<job-dir>/runs.jsonl`. */
-export function runLogFile(jobDir: string): string {
-  return path.join(jobDir, 'runs.jsonl');
-}
 
 export interface RunRecord {
   startedAt: string;

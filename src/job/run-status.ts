@@ -9,7 +9,7 @@ import { Journal } from '../journal/journal.js';
 import { readManifest } from '../journal/manifest.js';
 import { formatCount } from '../report/progress-snapshot.js';
 import { ROW_STATUSES, type RowStatus } from '../row-status.js';
-import { readRunLog, runLogFile } from './run-log.js';
+import { readRunLog } from './run-log.js';
 
 /** @throws UsageError `STATUS_NO_JOB` when there is no job to report. */
 export async function runStatus(target: string, options: { jobDir?: string; json?: boolean }, io: { stdout: NodeJS.WritableStream }): Promise<number> {
@@ -27,7 +27,7 @@ export async function runStatus(target: string, options: { jobDir?: string; json
     }
     byStatus.pending = Math.max(0, records - done);
     const totals = journal.totals();
-    const runs = await readRunLog(runLogFile(dir));
+    const runs = await readRunLog(jobFiles(dir).runs);
     const rateLimited = runs.reduce((n, r) => n + r.rateLimited, 0);
     const requests = runs.reduce((n, r) => n + r.requests, 0);
     const report = {

@@ -19,14 +19,19 @@ export interface JobFiles {
   quotaUsage: string;
   /** lock: the pid of the gemini-batch running the job (./job-lock.ts). */
   lock: string;
+  /** runs.jsonl: one line per run (requests, 429s, retries, exit code), summed by `status`. */
+  runs: string;
 }
 
 /**
- * `<input dir>/<input file name>.gemini-batch`, e.g. `data/topics.csv` → `data/topics.csv.gemini-batch`. The input's
- * extension is kept so `topics.csv` and `topics.xlsx` in one folder get separate jobs.
+ * `<input dir>/<input name>.gemini-batch` (../shared/DESIGN.md), the input's name without its extension as in the
+ * default output `<input name>.classified.csv`: `data/topics.csv` → `data/topics.gemini-batch`. Should `topics.csv`
+ * and `topics.xlsx` in one folder both be classified, the second finds the first's manifest, stops with exit 2 naming
+ * the difference, and takes `--job-dir`.
  */
 export function defaultJobDir(input: string): string {
-  return path.join(path.dirname(input), `${path.basename(input)}${JOB_DIR_SUFFIX}`);
+  const { dir, name } = path.parse(input);
+  return path.join(dir, `${name}${JOB_DIR_SUFFIX}`);
 }
 
 /** Paths of the job's files inside `jobDir`. */
@@ -36,11 +41,12 @@ export function jobFiles(jobDir: string): JobFiles {
     journal: path.join(jobDir, 'journal.jsonl'),
     quotaUsage: path.join(jobDir, 'quota-usage.json'),
     lock: path.join(jobDir, 'lock'),
+    runs: path.join(jobDir, 'runs.jsonl'),
   };
 }
 
 /** Names gemini-batch writes in a job directory: its files and their temporaries (`.<name>.tmp-<pid>[-<n>]`). */
-const OUR_NAMES = new Set(['manifest.json', 'journal.jsonl', 'quota-usage.json', 'lock']);
+const OUR_NAMES = new Set(['manifest.json', 'journal.jsonl', 'quota-usage.json', 'runs.jsonl', 'lock']);
 const OUR_TEMPORARY = /^\.(manifest\.json|quota-usage\.json|lock)\.tmp-\d+(-\d+)?$/;
 
 /**
@@ -73,6 +79,6 @@ export async function resetJobDir(jobDir: string): Promise<void> {
   }
   const files = jobFiles(jobDir);
   const temporaries = names.filter((n) => OUR_TEMPORARY.test(n) && !n.startsWith('.lock.')).map((n) => path.join(jobDir, n));
-  for (const file of [files.journal, files.quotaUsage, ...temporaries, files.manifest]) await fs.rm(file, { force: true });
+  for (const file of [files.journal, files.quotaUsage, files.runs, ...temporaries, files.manifest]) await fs.rm(file, { force: true });
   syncDirectory(jobDir);
 }

@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 function journaledRows(): Set<number> {
-  const file = path.join(dir, 'topics.csv.gemini-batch', 'journal.jsonl');
+  const file = path.join(dir, 'topics.gemini-batch', 'journal.jsonl');
   const rows = new Set<number>();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     try {

@@ -15,8 +15,8 @@ afterEach(() => remove());
 
 describe('job directory', () => {
   it('sits beside the input and keeps its extension', () => {
-    expect(defaultJobDir(path.join('data', 'topics.csv'))).toBe(path.join('data', 'topics.csv.gemini-batch'));
-    expect(defaultJobDir('topics.xlsx')).toBe('topics.xlsx.gemini-batch');
+    expect(defaultJobDir(path.join('data', 'topics.csv'))).toBe(path.join('data', 'topics.gemini-batch'));
+    expect(defaultJobDir('topics.xlsx')).toBe('topics.gemini-batch');
     expect(defaultJobDir('/abs/dir/no-extension')).toBe('/abs/dir/no-extension.gemini-batch');
   });
 
