@@ -21,7 +21,7 @@ describe('job directory', () => {
   });
 
   it('names its files', () => {
-    expect(jobFiles('/j')).toEqual({ manifest: '/j/manifest.json', journal: '/j/journal.jsonl', quotaUsage: '/j/quota-usage.json', lock: '/j/lock' });
+    expect(jobFiles('/j')).toEqual({ manifest: '/j/manifest.json', journal: '/j/journal.jsonl', quotaUsage: '/j/quota-usage.json', lock: '/j/lock', runs: '/j/runs.jsonl' });
   });
 
   it('resets a job: removes its results and temporaries, keeps the lock', async () => {
