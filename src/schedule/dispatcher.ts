@@ -348,12 +348,12 @@ export class Dispatcher {
     try {
       answer = await pool.client.generate(request, this.#abort.signal);
     } catch (error) {
-      gate.limiter.refund(reservation);
+      gate.limiter.refund(reservation, Date.now());
       this.#onFailure(item, pool, gate, reservation, classifyFailure(error));
       return;
     }
     const now = Date.now();
-    gate.limiter.settle(reservation, answer.usage.promptTokenCount);
+    gate.limiter.settle(reservation, answer.usage.promptTokenCount, now);
     if (answer.usage.promptTokenCount > 0) this.#o.estimator.observe(item.features, answer.usage.promptTokenCount);
     gate.policy.onAnswered(now);
     item.usage.input += answer.usage.promptTokenCount;

@@ -4,9 +4,12 @@
  * "Rate limits are applied per project, not per API key"), so the keys of one project share one ProjectLimiter.
  *
  * It combines, per dimension:
- * - RPM: a rolling 60 s window of request starts + a pacer spreading them through the window;
+ * - RPM: a rolling 60 s window of requests + a pacer spreading them through the window;
  * - TPM: a weighted rolling window of input tokens, reserved from the estimate before sending and corrected with
  *   usageMetadata.promptTokenCount afterwards (refunded when the request was rejected) + a token pacer;
+ * A request counts as "in flight" from the moment it is sent until its answer, and enters the rolling window at the
+ * time of its answer: the server counted it at its arrival, somewhere between the two, so it leaves our window no
+ * earlier than it leaves the server's, whatever the network and our own event loop delayed.
  * - RPD: requests counted per America/Los_Angeles day (persisted by the job through `DailyUsageStore`);
  * and the state a 429 leaves: paused (per-minute quota: retryDelay), parked (daily quota: until Pacific midnight),
  * disabled (`limit: 0`: the model has no quota on this project). How each quotaId is treated is in ./rate-limit-policy.ts.
@@ -14,7 +17,7 @@
 import { nextPacificMidnight, pacificDay } from './pacific-day.js';
 import { Pacer } from './pacer.js';
 import { DEFAULT_HEADROOM, WINDOW_GUARD_MS, type ProjectLimits } from './quota-limits.js';
-import { RollingWindow, type WindowEntry } from './rolling-window.js';
+import { RollingWindow } from './rolling-window.js';
 
 /** Requests counted per Pacific day, kept across runs in the job directory. */
 export interface DailyUsageStore {
@@ -26,11 +29,10 @@ export interface DailyUsageStore {
 
 /** What a sent request holds until its answer arrives. */
 export interface Reservation {
+  /** When it was sent, ms. */
   readonly at: number;
-  /** Input tokens reserved (the estimate), then the corrected count. */
-  tokens: number;
-  readonly rpmEntry: WindowEntry;
-  readonly tpmEntry: WindowEntry;
+  /** Input tokens reserved (the estimate). */
+  readonly tokens: number;
   settled: boolean;
 }
 
@@ -58,6 +60,9 @@ export class ProjectLimiter {
   readonly #daily: DailyUsageStore | undefined;
   readonly #rpmWindow = new RollingWindow(60_000 + WINDOW_GUARD_MS);
   readonly #tpmWindow = new RollingWindow(60_000 + WINDOW_GUARD_MS);
+  /** Requests sent and not yet answered, and their reserved input tokens. */
+  #rpmInFlight = 0;
+  #tpmInFlight = 0;
   readonly #rpmPacer: Pacer;
   readonly #tpmPacer: Pacer;
   /** Multiplier (0, 1] on the per-minute rates after 429s that name no limit; recovers additively. */
@@ -129,7 +134,8 @@ export class ProjectLimiter {
 
   /**
    * Earliest time ≥ now at which a request of `tokens` estimated input tokens may start.
-   * @returns Infinity when the project is disabled or parked, or when `tokens` exceeds the TPM target (never fits).
+   * @returns Infinity when the project is disabled or parked, when `tokens` exceeds the TPM target (never fits), or
+   *   when only answers to requests in flight can make room (call again after the next answer).
    */
   readyAt(tokens: number, now: number): number {
     const hold = this.hold(now);
@@ -138,8 +144,8 @@ export class ProjectLimiter {
     if (tokens > tpm) return Infinity;
     return Math.max(
       hold?.until ?? now,
-      this.#rpmWindow.earliestFit(1, this.rpmTarget, now),
-      this.#tpmWindow.earliestFit(tokens, tpm, now),
+      this.#rpmWindow.earliestFit(1 + this.#rpmInFlight, this.rpmTarget, now),
+      this.#tpmWindow.earliestFit(tokens + this.#tpmInFlight, tpm, now),
       this.#rpmPacer.earliest(1, now),
       this.#tpmPacer.earliest(tokens, now),
     );
@@ -159,32 +165,40 @@ export class ProjectLimiter {
     this.#rpmPacer.take(1, now);
     this.#tpmPacer.take(tokens, now);
     this.#daily?.increment(this.project, this.model, this.#pacificDay(now));
-    return {
-      at: now,
-      tokens,
-      rpmEntry: this.#rpmWindow.add(1, now),
-      tpmEntry: this.#tpmWindow.add(tokens, now),
-      settled: false,
-    };
+    this.#rpmInFlight += 1;
+    this.#tpmInFlight += tokens;
+    return { at: now, tokens, settled: false };
   }
 
-  /** Corrects a reservation with the answer's usageMetadata.promptTokenCount (tokens). */
-  settle(reservation: Reservation, promptTokenCount: number): void {
+  /**
+   * Records the answer to a request: it leaves the in-flight count and enters the rolling windows at `now`, its input
+   * tokens corrected to the answer's usageMetadata.promptTokenCount (the estimate is kept when that is 0).
+   */
+  settle(reservation: Reservation, promptTokenCount: number, now: number): void {
     if (reservation.settled) return;
     reservation.settled = true;
-    if (!(promptTokenCount > 0)) return;
-    this.#tpmWindow.adjust(reservation.tpmEntry, promptTokenCount);
-    this.#tpmPacer.adjust(promptTokenCount - reservation.tokens);
-    reservation.tokens = promptTokenCount;
+    const tokens = promptTokenCount > 0 ? promptTokenCount : reservation.tokens;
+    this.#leaveFlight(reservation);
+    this.#rpmWindow.add(1, now);
+    this.#tpmWindow.add(tokens, now);
+    this.#tpmPacer.adjust(tokens - reservation.tokens);
   }
 
-  /** Gives back the reserved input tokens of a request that was rejected (it consumed no TPM). RPM stays counted. */
-  refund(reservation: Reservation): void {
+  /**
+   * Records a request that got no answer with usage (rejected, failed, abandoned): it stays counted as a request, at
+   * `now`, but its reserved input tokens are given back — a rejected request consumes no TPM.
+   */
+  refund(reservation: Reservation, now: number): void {
     if (reservation.settled) return;
     reservation.settled = true;
-    this.#tpmWindow.adjust(reservation.tpmEntry, 0);
+    this.#leaveFlight(reservation);
+    this.#rpmWindow.add(1, now);
     this.#tpmPacer.adjust(-reservation.tokens);
-    reservation.tokens = 0;
+  }
+
+  #leaveFlight(reservation: Reservation): void {
+    this.#rpmInFlight -= 1;
+    this.#tpmInFlight -= reservation.tokens;
   }
 
   /** Stops new requests until `until` (ms); a later pause extends, an earlier one does not shorten. */
@@ -236,8 +250,8 @@ export class ProjectLimiter {
     return this.#day;
   }
 
-  /** Requests and input tokens in the current rolling window (for reports and tests). */
+  /** Requests and input tokens in the current rolling window, in flight included (for reports and tests). */
   usage(now: number): { requests: number; tokens: number } {
-    return { requests: this.#rpmWindow.sum(now), tokens: this.#tpmWindow.sum(now) };
+    return { requests: this.#rpmWindow.sum(now) + this.#rpmInFlight, tokens: this.#tpmWindow.sum(now) + this.#tpmInFlight };
   }
 }

@@ -33,7 +33,7 @@ export interface ProjectLimits {
 export const DEFAULT_HEADROOM = 0.02;
 
 /**
- * Extra time added to our rolling window beyond the server's 60 s, ms: a request we count as expired may still be in the
- * server's window when the two arrive with different network delays.
+ * Extra time added to our rolling window beyond the server's 60 s, ms, for timer and clock granularity. Requests enter
+ * our window when their answer arrives, after the server counted them, so network delays need no guard of their own.
  */
-export const WINDOW_GUARD_MS = 250;
+export const WINDOW_GUARD_MS = 50;

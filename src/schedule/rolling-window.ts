@@ -1,19 +1,17 @@
 /**
  * A sliding log of weighted events over a rolling window: the exact sum of the weights of the events whose time lies in
- * (now − windowMs, now]. Weights can be corrected after the fact (a TPM reservation corrected with
- * usageMetadata.promptTokenCount) or zeroed (refunded). Amortized O(1) per event.
+ * (now − windowMs, now]. Amortized O(1) per event.
  *
  * This is the rolling-window half of a per-project limit (RPM: weight 1 per request; TPM: weight = input tokens).
  * Google does not document whether its per-minute window is rolling or clock-aligned
  * (../shared/reference/gemini-api-facts.md §1.3); a rolling window ≤ L also keeps every clock minute ≤ L.
  */
 
-/** One event in the window; hold on to it to correct its weight later. */
-export interface WindowEntry {
+interface WindowEntry {
   /** When the event happened (ms since epoch). */
   readonly at: number;
-  /** Its current weight (requests, tokens). */
-  weight: number;
+  /** Its weight (requests, tokens). */
+  readonly weight: number;
 }
 
 export class RollingWindow {
@@ -32,37 +30,16 @@ export class RollingWindow {
     this.windowMs = windowMs;
   }
 
-  /**
-   * Records an event. Times must not go backwards (events are added as they happen).
-   * @returns the entry, to pass to {@link adjust}.
-   */
-  add(weight: number, at: number): WindowEntry {
-    const entry = { at, weight };
-    this.#entries.push(entry);
+  /** Records an event of `weight` at `at` (ms). Times must not go backwards (events are added as they happen). */
+  add(weight: number, at: number): void {
+    this.#entries.push({ at, weight });
     this.#sum += weight;
-    return entry;
-  }
-
-  /** Changes an entry's weight (correction, or 0 to refund). Has no effect once the entry has left the window. */
-  adjust(entry: WindowEntry, weight: number): void {
-    if (!this.#contains(entry)) {
-      entry.weight = weight;
-      return;
-    }
-    this.#sum += weight - entry.weight;
-    entry.weight = weight;
   }
 
   /** Sum of the weights in (now − windowMs, now]. */
   sum(now: number): number {
     this.#evict(now);
     return this.#sum;
-  }
-
-  /** Number of entries in the window (including zero-weight ones). */
-  count(now: number): number {
-    this.#evict(now);
-    return this.#entries.length - this.#head;
   }
 
   /**
@@ -82,11 +59,6 @@ export class RollingWindow {
     return Infinity; // unreachable: the whole window expiring leaves weight ≤ limit
   }
 
-  #contains(entry: WindowEntry): boolean {
-    const first = this.#entries[this.#head];
-    return first !== undefined && entry.at >= first.at && this.#entries.length > this.#head;
-  }
-
   #evict(now: number): void {
     const horizon = now - this.windowMs;
     const entries = this.#entries;
@@ -100,6 +72,6 @@ export class RollingWindow {
       head = 0;
     }
     this.#head = head;
-    if (this.#head === this.#entries.length) this.#sum = 0; // no drift from float corrections
+    if (this.#head === this.#entries.length) this.#sum = 0;
   }
 }

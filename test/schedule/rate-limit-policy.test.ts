@@ -111,8 +111,8 @@ describe('RateLimitPolicy: each quotaId takes its path', () => {
       for (let i = 0; i < 200; i++) {
         const at = limiter.readyAt(1, t);
         t = Math.max(t, at);
-        limiter.acquire(1, t);
-        policy.onAnswered(t);
+        limiter.settle(limiter.acquire(1, t), 1, t + 100);
+        policy.onAnswered(t + 100);
       }
     }
     expect(limiter.limits.rpm.value).toBeGreaterThan(100);
