@@ -80,7 +80,7 @@ function run(cmd, args, opts) {
   });
 }
 
-async function measure(id, s, tool) {
+async function measure(id, s, tool, ready) {
   const dir = path.join(work, `${id}-${tool}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -93,6 +93,7 @@ async function measure(id, s, tool) {
   writeFileSync(path.join(dir, 'rows.csv'), `text\n${prompts.map((p) => `"${p.replace(/"/g, '""')}"`).join('\n')}\n`);
 
   const sim = await startSimulator(scenarioFile);
+  await ready;
   let result;
   try {
     if (tool === 'gemini-batch') {
@@ -141,7 +142,12 @@ const ids = wanted.length > 0 ? wanted : Object.keys(scenarios);
 mkdirSync(work, { recursive: true });
 const started = new Date();
 console.log(`benchmark: ${ids.join(', ')} × ${tools.join(', ')}; R = ${R} RPM, ${MINUTES} min of rows per project`);
-const results = await Promise.all(ids.flatMap((id) => tools.map((tool) => measure(id, scenarios[id], tool).catch((error) => ({ id, tool, error: String(error.message ?? error) })))));
+// Every simulator starts (and builds its tokenizer) before any tool sends: start-up CPU must not stall a run.
+let go;
+const ready = new Promise((resolve) => (go = resolve));
+const runs = ids.flatMap((id) => tools.map((tool) => measure(id, scenarios[id], tool, ready).catch((error) => ({ id, tool, error: String(error.message ?? error) }))));
+setTimeout(go, 3_000 + 500 * runs.length);
+const results = await Promise.all(runs);
 
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
 const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root }).toString().trim() ? ' (with uncommitted changes)' : '';

@@ -31,7 +31,7 @@ function classifyOptions(cmd: Command): Command {
     .option('--rpm <n>', 'requests per minute of each project for this model')
     .option('--tpm <n>', 'input tokens per minute of each project for this model')
     .option('--rpd <n>', 'requests per day (Pacific) of each project for this model')
-    .option('--headroom <fraction>', 'fraction kept under the per-minute limits (default 0.02)')
+    .option('--headroom <fraction>', 'fraction kept under the per-minute limits (default 0.01)')
     .option('--limit <n>', 'only the first n data rows')
     .option('--base-url <url>', 'API endpoint (also GOOGLE_GEMINI_BASE_URL)')
     .option('--simulate', 'run against the built-in Gemini simulator, in-process; no key needed')

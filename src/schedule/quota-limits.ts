@@ -27,10 +27,11 @@ export interface ProjectLimits {
 }
 
 /**
- * Headroom kept under each per-minute limit, as a fraction (`--headroom`). Default 0.02: rolling-window counting of
- * requests is exact, so the margin only has to cover clock skew between us and the server and token estimates.
+ * Headroom kept under each per-minute limit, as a fraction (`--headroom`). Default 0.01: requests count from sending
+ * until 60 s after their answer, which already bounds what the server can see, so the margin only has to absorb the
+ * error of token estimates for requests in flight and a server that counts slightly differently.
  */
-export const DEFAULT_HEADROOM = 0.02;
+export const DEFAULT_HEADROOM = 0.01;
 
 /**
  * Extra time added to our rolling window beyond the server's 60 s, ms, for timer and clock granularity. Requests enter
