@@ -2,7 +2,7 @@
  * Starts a simulator for a scenario: a {@link SimEngine} behind the node:http server.
  */
 import { startHttpServer } from './http-server.js';
-import { countTokens } from './tokenizer.js';
+import { warmTokenizer } from './tokenizer.js';
 import { SimEngine } from './sim-engine.js';
 import type { Scenario, SimClock, SimStats } from './types.js';
 
@@ -37,7 +37,7 @@ export const monotonicClock: SimClock = { now: () => performance.timeOrigin + pe
 export async function startSimulator(scenario: Scenario, options: StartOptions = {}): Promise<SimulatorHandle> {
   const host = options.host ?? '127.0.0.1';
   // Build the tokenizer (~0.4 s of CPU) before accepting connections, so the first request is not the one that waits.
-  countTokens('');
+  warmTokenizer();
   const engine = new SimEngine(scenario, options.clock ?? monotonicClock);
   const running = await startHttpServer(engine, host, options.port ?? 0);
   const urlHost = host.includes(':') ? `[${host}]` : host;
