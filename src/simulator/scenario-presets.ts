@@ -6,16 +6,16 @@ import { FAULT_KINDS, type FaultKind, type ModelLimits, type Scenario } from './
 
 /**
  * The scenario of `classify --simulate`: accepts ANY key (each unknown key is charged to project `default`),
- * 10,000 RPM and 10,000,000 TPM per model, no RPD, rolling window, no faults, latency 0, full-new 429s.
+ * 100,000 RPM and 100,000,000 TPM per model, no RPD, rolling window, no faults, latency 0, full-new 429s.
  */
 export function generousScenario(): Scenario {
   return {
-    description: 'generous: any key, 10,000 RPM, 10,000,000 TPM, no RPD, no faults, no latency',
+    description: 'generous: any key, 100,000 RPM, 100,000,000 TPM, no RPD, no faults, no latency',
     seed: 1,
     acceptAnyKey: true,
     defaultProject: 'default',
     projects: [
-      { id: 'default', tier: 'paid', keys: [], limits: { '*': { rpm: 10_000, tpm: 10_000_000, limitZero: false, window: { kind: 'rolling' } } } },
+      { id: 'default', tier: 'paid', keys: [], limits: { '*': { rpm: 100_000, tpm: 100_000_000, limitZero: false, window: { kind: 'rolling' } } } },
     ],
     models: builtInCatalogue(),
     countRejected: false,

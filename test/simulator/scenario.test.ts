@@ -62,10 +62,10 @@ describe('defaults', () => {
     expect(s.projects[0]!.limits['*']!.window).toEqual({ kind: 'bucket', burst: 10, tokenBurst: 1000 });
   });
 
-  it('generousScenario accepts any key with 10,000 RPM and 10,000,000 TPM, no RPD', () => {
+  it('generousScenario accepts any key with 100,000 RPM and 100,000,000 TPM, no RPD', () => {
     const s = generousScenario();
     expect(s.acceptAnyKey).toBe(true);
-    expect(s.projects[0]!.limits['*']).toMatchObject({ rpm: 10_000, tpm: 10_000_000 });
+    expect(s.projects[0]!.limits['*']).toMatchObject({ rpm: 100_000, tpm: 100_000_000 });
     expect(s.projects[0]!.limits['*']!.rpd).toBeUndefined();
     expect(s.latency.medianMs).toBe(0);
   });
