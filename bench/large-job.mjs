@@ -104,7 +104,7 @@ let killed = false;
 await new Promise((resolve) => {
   const timer = setInterval(() => {
     peak1 = Math.max(peak1, peakRss(first.pid));
-    if (!killed && journalLines() >= KILL_AT * 1.01) {
+    if (!killed && journalLines() >= KILL_AT * 1.02) {
       killed = true;
       first.kill('SIGKILL');
     }

@@ -51,6 +51,9 @@ function classifyOptions(cmd: Command): Command {
     .option('--max-output-tokens <n>', 'generationConfig.maxOutputTokens')
     .option('--temperature <t>', 'generationConfig.temperature (default 0)')
     .option('--thinking-budget <n>', "thinking budget in tokens (default: the model's smallest; 0 = off where allowed)")
+    .option('--examples <file>', 'few-shot examples: a CSV/XLSX with the columns the prompt uses and a "label" column')
+    .option('--price-input <usd>', 'USD per 1,000,000 input tokens (default: the price table)')
+    .option('--price-output <usd>', 'USD per 1,000,000 output and thinking tokens (default: the price table)')
     .addOption(new Option('--no-escape-formulas', 'keep cells that begin with = + - @ TAB CR as they are'));
 }
 

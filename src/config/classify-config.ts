@@ -2,7 +2,6 @@
  * Every `classify` option, parsed and validated once, before anything else happens (exit 2 on any problem, before any
  * API call). The names follow the CLI contract of ../shared/DESIGN.md.
  */
-import { parse as parsePath } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { InputOptions } from '../input/input-source.js';
 import { parseLabelLines, parseLabelList } from '../prompt/labels.js';
@@ -48,6 +47,9 @@ export interface RawClassifyOptions {
   temperature?: string;
   thinkingBudget?: string;
   escapeFormulas?: boolean;
+  examples?: string;
+  priceInput?: string;
+  priceOutput?: string;
 }
 
 export interface ClassifyConfig {
@@ -88,6 +90,10 @@ export interface ClassifyConfig {
   temperature: number;
   thinkingBudget: number | undefined;
   escapeFormulas: boolean;
+  /** --examples file (few-shot rows with a `label` column), read once the template is known. */
+  examplesFile: string | undefined;
+  /** --price-input / --price-output: USD per 1,000,000 tokens, over the price table. */
+  price: { input?: number; output?: number };
 }
 
 /** @default 8 requests in flight per key */
@@ -184,10 +190,14 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     temperature,
     thinkingBudget: integer('--thinking-budget', raw.thinkingBudget, -1),
     escapeFormulas: raw.escapeFormulas ?? true,
+    examplesFile: raw.examples,
+    price: {
+      ...optionalNumber('input', nonNegativeNumber('--price-input', raw.priceInput)),
+      ...optionalNumber('output', nonNegativeNumber('--price-output', raw.priceOutput)),
+    },
   };
 }
 
-/** The input's file name without its extension, for default output and job paths. */
-export function inputStem(input: string): string {
-  return parsePath(input).name;
+function optionalNumber<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
 }

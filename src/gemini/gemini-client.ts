@@ -4,7 +4,7 @@
  * outcome comes back either as a {@link GenerateAnswer} or as a typed {@link ApiFailure}.
  * Facts: ../shared/reference/gemini-api-facts.md §5 (SDK behaviour), §5.4 (baseUrl), §4.5 (response shape).
  */
-import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from '@google/genai';
+import { GoogleGenAI, type Content, type GenerateContentConfig, type GenerateContentResponse } from '@google/genai';
 import type { ApiFailure } from './api-failures.js';
 import { classifyFailure, type AbortReason } from './classify-failure.js';
 import { httpTransport } from './http-transport.js';
@@ -14,7 +14,21 @@ export interface GenerateRequest {
   model: string;
   /** The user turn's text. */
   prompt: string;
+  /** Few-shot examples, sent as earlier user/model turns before the prompt. */
+  examples?: ReadonlyArray<{ prompt: string; answer: string }>;
   config: Omit<GenerateContentConfig, 'abortSignal' | 'httpOptions'>;
+}
+
+/** The request's `contents`: the prompt alone, or the examples' turns followed by it. */
+export function contentsOf(request: GenerateRequest): string | Content[] {
+  if (!request.examples || request.examples.length === 0) return request.prompt;
+  return [
+    ...request.examples.flatMap((e): Content[] => [
+      { role: 'user', parts: [{ text: e.prompt }] },
+      { role: 'model', parts: [{ text: e.answer }] },
+    ]),
+    { role: 'user', parts: [{ text: request.prompt }] },
+  ];
 }
 
 /** usageMetadata of one answer, in tokens; zero when the server omitted a counter. */
@@ -77,7 +91,7 @@ export function createGeminiClient(options: GeminiClientOptions): GeminiCaller {
       try {
         const response = await ai.models.generateContent({
           model: request.model,
-          contents: request.prompt,
+          contents: contentsOf(request),
           config: { ...request.config, abortSignal: controller.signal },
         });
         return readAnswer(response);

@@ -46,8 +46,8 @@ export interface InputRecord {
   line: number;
   /** Every cell as text, one per entry of `InputSource.columns` (padded when relaxed). Leading zeros are kept. */
   cells: string[];
-  /** Hash of the record's cells (stable across runs; identical records have identical fingerprints). */
-  fingerprint: string;
+  /** Hash of the record's cells (stable across runs; identical records have identical fingerprints), computed on first read. */
+  readonly fingerprint: string;
 }
 
 /** An opened spreadsheet. Opening reads only the head of the file; `records()` streams it. */
@@ -69,9 +69,17 @@ export interface InputSource {
   /** Size of the file in bytes. */
   size: number;
   /**
-   * Streams the data records in file order, from the first record after the header. Can be called again (each call
-   * re-reads the file). Blank lines are skipped. Holds only a bounded window of the file in memory.
+   * Streams the data records in file order, from the first record after the header — or from `from`, a record
+   * whose index and starting line an earlier pass reported (a resumed job skips what is done without parsing it).
+   * Can be called again (each call re-reads the file). Blank lines are skipped. Holds only a bounded window of the file
+   * in memory.
    * @throws InputError (code `INPUT_COLUMN_COUNT`, `INPUT_MALFORMED`…) naming the line, while iterating.
    */
-  records(): AsyncIterable<InputRecord>;
+  records(options?: { from?: RecordPosition }): AsyncIterable<InputRecord>;
+}
+
+/** Where a record starts: its index and the 1-based physical line of its first character (InputRecord.line). */
+export interface RecordPosition {
+  index: number;
+  line: number;
 }

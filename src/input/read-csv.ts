@@ -6,10 +6,10 @@ import { effectiveFieldCount, fitColumnCount } from './column-count.js';
 import { describeDialect } from './describe-dialect.js';
 import { detectBom, detectEncoding, type DetectedEncoding } from './detect-encoding.js';
 import { cleanHeader } from './header.js';
-import type { InputDialect, InputRecord, InputSource } from './input-source.js';
+import type { InputDialect, InputRecord, InputSource, RecordPosition } from './input-source.js';
 import { detectLineBreak, offsetAfterLines } from './line-breaks.js';
 import type { NormalizedInputOptions } from './normalize-options.js';
-import { rowFingerprint } from './row-identity.js';
+import { LazyRecord } from './row-identity.js';
 import { readSepLine } from './sep-line.js';
 import { sniffDelimiter } from './sniff-delimiter.js';
 
@@ -95,20 +95,25 @@ export async function openCsv(file: CsvFile, options: NormalizedInputOptions): P
     ambiguousColumns: ambiguous,
     size: file.size,
     describe: () => describeDialect(dialect, header.line, columns.length),
-    records: () => csvRecords(plan, header, width, headerFields, relax),
+    records: (options) => csvRecords(plan, header, width, headerFields, relax, options?.from),
   };
 }
 
-/** The data records after the header, fitted to the columns, with index and fingerprint. */
+/**
+ * The data records after the header, fitted to the columns, with index and (lazy) fingerprint. With `from`, parsing
+ * starts at that record's line: the lines before it are skipped as text, not parsed.
+ */
 async function* csvRecords(
   plan: CsvPlan,
   header: RawRecord,
   width: number,
   headerFields: number,
   relax: boolean,
+  from: RecordPosition | undefined,
 ): AsyncGenerator<InputRecord> {
-  let index = -1;
-  for await (const batch of streamCsvRecords(plan)) {
+  let index = from ? from.index : -1;
+  const readPlan = from ? { ...plan, skipLines: from.line - 1 } : plan;
+  for await (const batch of streamCsvRecords(readPlan)) {
     for (const record of batch) {
       if (index === -1) {
         index = 0; // the header
@@ -119,7 +124,7 @@ async function* csvRecords(
         line: record.line,
         headerLine: header.line,
       });
-      yield { index, line: record.line, cells, fingerprint: rowFingerprint(cells) };
+      yield new LazyRecord(index, record.line, cells);
       index += 1;
     }
   }

@@ -4,7 +4,7 @@ import { describeDialect } from './describe-dialect.js';
 import { cleanHeader } from './header.js';
 import type { InputDialect, InputRecord, InputSource } from './input-source.js';
 import type { NormalizedInputOptions } from './normalize-options.js';
-import { rowFingerprint } from './row-identity.js';
+import { LazyRecord } from './row-identity.js';
 import { xlsxCellText } from './xlsx-cell-text.js';
 
 /** What `openXlsx` needs besides the options. */
@@ -76,24 +76,26 @@ export async function openXlsx(file: XlsxFile, options: NormalizedInputOptions):
     ambiguousColumns: ambiguous,
     size: file.size,
     describe: () => describeDialect(dialect, headerRow, columns.length),
-    records: () => xlsxRecords(sheet, headerRow, lastRow, width, date1904),
+    records: (options) => xlsxRecords(sheet, options?.from ? options.from.line - 1 : headerRow, lastRow, width, date1904, options?.from?.index ?? 0),
   };
 }
 
+/** Records of the rows after `afterRow` (the header row, or the row before a resume position), numbered from `firstIndex`. */
 async function* xlsxRecords(
   sheet: ExcelJS.Worksheet,
-  headerRow: number,
+  afterRow: number,
   lastRow: number,
   width: number,
   date1904: boolean,
+  firstIndex: number,
 ): AsyncGenerator<InputRecord> {
-  let index = 0;
-  for (let r = headerRow + 1; r <= lastRow; r += 1) {
+  let index = firstIndex;
+  for (let r = afterRow + 1; r <= lastRow; r += 1) {
     const row = sheet.findRow(r);
     if (rowWidth(row) === 0) continue;
     const cells = rowCells(row, width, date1904);
     if (cells.every((cell) => cell === '')) continue;
-    yield { index, line: r, cells, fingerprint: rowFingerprint(cells) };
+    yield new LazyRecord(index, r, cells);
     index += 1;
   }
 }

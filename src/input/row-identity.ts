@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { InputRecord } from './input-source.js';
 
 /**
  * A short, stable hash of a record's cells: the first 22 characters (132 bits) of the base64url SHA-256 of the
@@ -11,4 +12,23 @@ export function rowFingerprint(cells: readonly string[]): string {
   let joined = '';
   for (const cell of cells) joined += `${cell.length}:${cell}`;
   return createHash('sha256').update(joined, 'utf8').digest('base64url').slice(0, 22);
+}
+
+/**
+ * A data record whose fingerprint is computed when first read: passes that never look at it (counting, skipping
+ * journaled rows, writing the output) do not pay for the hash.
+ */
+export class LazyRecord implements InputRecord {
+  #fingerprint: string | undefined;
+
+  constructor(
+    readonly index: number,
+    readonly line: number,
+    readonly cells: string[],
+  ) {}
+
+  get fingerprint(): string {
+    this.#fingerprint ??= rowFingerprint(this.cells);
+    return this.#fingerprint;
+  }
 }

@@ -6,12 +6,16 @@
 import { mkdir } from 'node:fs/promises';
 import type { ClassifyConfig } from '../config/classify-config.js';
 import { JobMismatchError } from '../errors.js';
-import type { InputSource } from '../input/input-source.js';
+import type { InputSource, RecordPosition } from '../input/input-source.js';
+import type { FewShotExample } from '../prompt/examples.js';
 import { defaultJobDir, jobFiles, resetJobDir, type JobFiles } from '../journal/job-dir.js';
 import { acquireJobLock } from '../journal/job-lock.js';
 import { Journal, type JournalRepair } from '../journal/journal.js';
 import { diffManifest, readManifest, sha256File, writeManifest, type Manifest } from '../journal/manifest.js';
 import { TOOL_VERSION } from '../version.js';
+
+/** Records between two checkpoints of the manifest. */
+export const CHECKPOINT_EVERY = 50_000;
 
 export interface OpenJob {
   dir: string;
@@ -19,6 +23,8 @@ export interface OpenJob {
   journal: Journal;
   /** Data records in the input. */
   records: number;
+  /** Where every 50,000th record starts (manifest.input.checkpoints). */
+  checkpoints: RecordPosition[];
   repaired: JournalRepair | null;
   /** Things to tell the user (e.g. the manifest was written by another version). */
   notes: string[];
@@ -29,7 +35,7 @@ export interface OpenJob {
  * The settings that change answers (compared on resume), including how the input is read: another header row or
  * delimiter gives other rows under the same row ids.
  */
-export function jobSettings(config: ClassifyConfig, source: InputSource): Record<string, unknown> {
+export function jobSettings(config: ClassifyConfig, source: InputSource, examples: readonly FewShotExample[] = []): Record<string, unknown> {
   return {
     model: config.model,
     prompt: config.prompt,
@@ -39,6 +45,7 @@ export function jobSettings(config: ClassifyConfig, source: InputSource): Record
     temperature: config.temperature,
     maxOutputTokens: config.maxOutputTokens ?? null,
     thinkingBudget: config.thinkingBudget ?? null,
+    examples: examples.length > 0 ? examples : null,
     reading: {
       format: source.dialect.format,
       encoding: source.dialect.encoding,
@@ -55,7 +62,7 @@ export function jobSettings(config: ClassifyConfig, source: InputSource): Record
  * @throws JobMismatchError (exit 2) when the directory holds another job's results and --restart was not given.
  * @throws UsageError JOB_LOCKED when another gemini-batch runs the job; InputError from scanning the input.
  */
-export async function openJob(config: ClassifyConfig, source: InputSource): Promise<OpenJob> {
+export async function openJob(config: ClassifyConfig, source: InputSource, examples: readonly FewShotExample[] = []): Promise<OpenJob> {
   const dir = config.jobDir ?? defaultJobDir(config.input);
   const files = jobFiles(dir);
   await mkdir(dir, { recursive: true });
@@ -69,7 +76,7 @@ export async function openJob(config: ClassifyConfig, source: InputSource): Prom
       tool: { name: 'gemini-batch', version: TOOL_VERSION },
       createdAt: stored?.createdAt ?? new Date().toISOString(),
       input: { path: config.input, size: fingerprint.size, sha256: fingerprint.sha256, records: null, columns: source.columns },
-      settings: jobSettings(config, source),
+      settings: jobSettings(config, source, examples),
     };
     const notes: string[] = [];
     if (stored) {
@@ -83,11 +90,17 @@ export async function openJob(config: ClassifyConfig, source: InputSource): Prom
         throw new JobMismatchError(dir, [`the journal holds ${journal.size} results but there is no manifest saying what they were computed from`]);
       }
       let records = stored?.input.records ?? null;
+      let checkpoints = stored?.input.checkpoints ?? [];
       if (records === null) {
         records = 0;
-        for await (const _record of source.records()) records++;
+        checkpoints = [];
+        for await (const record of source.records()) {
+          if (record.index % CHECKPOINT_EVERY === 0) checkpoints.push([record.index, record.line]);
+          records++;
+        }
       }
       current.input.records = records;
+      current.input.checkpoints = checkpoints;
       if (!stored || stored.input.records === null || stored.input.path !== current.input.path || stored.tool.version !== TOOL_VERSION) {
         await writeManifest(dir, current);
       }
@@ -96,6 +109,7 @@ export async function openJob(config: ClassifyConfig, source: InputSource): Prom
         files,
         journal,
         records,
+        checkpoints: checkpoints.map(([index, line]) => ({ index, line })),
         repaired: journal.repaired,
         notes,
         async close() {

@@ -4,7 +4,7 @@
  * were skipped as too long (a larger --max-input-tokens may now admit them). Streams the input: only the scheduler's
  * read-ahead is held in memory.
  */
-import type { InputSource } from '../input/input-source.js';
+import type { InputSource, RecordPosition } from '../input/input-source.js';
 import type { Journal } from '../journal/journal.js';
 import { RETRYABLE_STATUSES } from '../row-status.js';
 import type { TokenEstimator } from '../schedule/token-estimator.js';
@@ -23,15 +23,24 @@ export interface RowSourceOptions {
   maxInputTokens: number;
   /** Receives rows finished without a request (skipped). */
   onSkipped(item: WorkItem, outcome: RowOutcome): void;
+  /** Where records start (every 50,000th), to begin reading near the first row to send. */
+  checkpoints: readonly RecordPosition[];
 }
 
 /** Yields a {@link WorkItem} for each row to send. @throws InputError from reading the input. */
 export async function* rowsToSend(o: RowSourceOptions): AsyncGenerator<WorkItem> {
-  if (o.total === 0) return;
-  for await (const record of o.input.records()) {
+  const wanted = (row: number) => {
+    const status = o.journal.status(row);
+    return status === undefined || status === 'skipped' || (o.retryErrors && RETRYABLE_STATUSES.has(status));
+  };
+  let first = 0;
+  while (first < o.total && !wanted(first)) first++;
+  if (first >= o.total) return;
+  const from = [...o.checkpoints].reverse().find((c) => c.index <= first && c.index > 0);
+  for await (const record of o.input.records(from ? { from } : {})) {
     if (record.index >= o.total) break;
+    if (!wanted(record.index)) continue;
     const status = o.journal.status(record.index);
-    if (status !== undefined && status !== 'skipped' && !(o.retryErrors && RETRYABLE_STATUSES.has(status))) continue;
     const features = o.features(record.cells);
     const earlier = status !== undefined ? (o.journal.get(record.index)?.attempts ?? 0) : 0;
     const item: WorkItem = {

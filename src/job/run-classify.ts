@@ -7,34 +7,33 @@
  * → endpoint (simulator) → send → output → summary.
  */
 import { defaultOutputPath } from '../output/output-format.js';
-import { resolveClassifyConfig, type ClassifyConfig, type RawClassifyOptions } from '../config/classify-config.js';
+import type { ClassifyConfig, RawClassifyOptions } from '../config/classify-config.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { createGeminiClient } from '../gemini/gemini-client.js';
-import { answerJudge, type AnswerMode } from '../gemini/judge-answer.js';
-import { openInput } from '../input/open-input.js';
+import { answerJudge } from '../gemini/judge-answer.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
 import { modelProfile } from '../prompt/model-profile.js';
-import { requestBuilder } from '../prompt/build-request.js';
-import { compileTemplate } from '../prompt/template.js';
 import { ROW_STATUSES, type RowStatus } from '../row-status.js';
 import { Dispatcher, type DispatchEnd, type KeyPool, type ProjectGate } from '../schedule/dispatcher.js';
 import { pacificClock } from '../schedule/pacific-day.js';
 import { ProjectLimiter } from '../schedule/project-limiter.js';
 import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
 import { RateLimitPolicy } from '../schedule/rate-limit-policy.js';
-import { TokenEstimator, tokenFeatures } from '../schedule/token-estimator.js';
+import { TokenEstimator } from '../schedule/token-estimator.js';
 import type { RowOutcome, WorkItem } from '../schedule/work-item.js';
 import { formatCount, RateMeter, type ProgressSnapshot } from '../report/progress-snapshot.js';
 import type { Reporter } from '../report/reporter.js';
 import type { JobSummary } from '../report/summary.js';
 import { DailyUsageFile } from './daily-usage-file.js';
 import { installInterrupts } from './interrupts.js';
-import { openJob } from './open-job.js';
+import { openJob, type OpenJob } from './open-job.js';
+import { prepareJob, type PreparedJob } from './prepare-job.js';
+import { priceOf, requestCost } from '../plan/price-table.js';
 import { chooseReporter } from './choose-reporter.js';
-import { resolveEndpoint } from './endpoint.js';
+import { resolveEndpoint, type Endpoint } from './endpoint.js';
 import { rowsToSend } from './row-source.js';
 import { appendRunLog } from './run-log.js';
-import { resultLayout, writeResults } from './write-results.js';
+import { writeResults } from './write-results.js';
 
 export interface CommandIo {
   stdout: NodeJS.WriteStream | NodeJS.WritableStream;
@@ -51,35 +50,28 @@ export interface CommandIo {
  */
 export async function runClassify(input: string, raw: RawClassifyOptions, io: CommandIo): Promise<number> {
   const started = Date.now();
-  const config = await resolveClassifyConfig(input, raw, io.env);
-  const source = await openInput(config.input, config.inputOptions);
-  const template = compileTemplate(config.prompt, source.columns, new Set(source.ambiguousColumns));
-  const mode: AnswerMode = config.labels ? { kind: 'labels', labels: config.labels } : config.schema ? { kind: 'schema', schema: config.schema } : { kind: 'text' };
-  const layout = resultLayout(source.columns, config.schema?.properties);
-  const endpoint = await resolveEndpoint(config, io.env);
-  let job: Awaited<ReturnType<typeof openJob>> | undefined;
+  const prepared = await prepareJob(input, raw, io.env);
+  const endpoint = await resolveEndpoint(prepared.config, io.env);
+  let job: OpenJob | undefined;
   try {
-    job = await openJob(config, source);
-    return await classifyRows(config, { source, template, mode, layout, endpoint, job, io, started });
+    job = await openJob(prepared.config, prepared.source, prepared.examples);
+    return await classifyRows(prepared, { endpoint, job, io, started });
   } finally {
     await job?.close();
     await endpoint.close();
   }
 }
 
-interface Prepared {
-  source: Awaited<ReturnType<typeof openInput>>;
-  template: ReturnType<typeof compileTemplate>;
-  mode: AnswerMode;
-  layout: ReturnType<typeof resultLayout>;
-  endpoint: Awaited<ReturnType<typeof resolveEndpoint>>;
-  job: Awaited<ReturnType<typeof openJob>>;
+interface Run {
+  endpoint: Endpoint;
+  job: OpenJob;
   io: CommandIo;
   started: number;
 }
 
-async function classifyRows(config: ClassifyConfig, p: Prepared): Promise<number> {
-  const { source, job, io, endpoint } = p;
+async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
+  const { config, source } = prepared;
+  const { job, io, endpoint } = p;
   const journal = job.journal;
   const total = config.limit !== undefined ? Math.min(config.limit, job.records) : job.records;
   const outputTarget = config.output ?? defaultOutputPath(config.input);
@@ -128,24 +120,10 @@ async function classifyRows(config: ClassifyConfig, p: Prepared): Promise<number
     concurrency: config.workersPerKey,
   }));
 
-  const build = requestBuilder({
-    model: config.model,
-    template: p.template,
-    system: config.system,
-    labels: config.labels,
-    schema: config.schema?.json,
-    temperature: config.temperature,
-    maxOutputTokens: config.maxOutputTokens,
-    thinkingBudget: config.thinkingBudget,
-  });
-  const constantFeatures = tokenFeatures(`${config.system ?? ''}\n${config.schema ? JSON.stringify(config.schema.json) : config.labels ? JSON.stringify(config.labels) : ''}`);
-  const features = (cells: readonly string[]) => {
-    const x = tokenFeatures(p.template.render(cells));
-    for (let i = 1; i < x.length; i++) x[i]! += constantFeatures[i] ?? 0;
-    return x;
-  };
   const estimator = new TokenEstimator();
-  const judge = answerJudge(p.mode);
+  const judge = answerJudge(prepared.mode);
+  const price = priceOf(config.model, config.price);
+  let costUsd = price ? requestCost(price, tokens.input, tokens.output + tokens.thoughts) : undefined;
 
   let finishedThisRun = 0;
   const record = (item: WorkItem, outcome: RowOutcome) => {
@@ -173,6 +151,7 @@ async function classifyRows(config: ClassifyConfig, p: Prepared): Promise<number
     tokens.input += item.usage.input;
     tokens.output += item.usage.output;
     tokens.thoughts += item.usage.thoughts;
+    if (price && costUsd !== undefined) costUsd += requestCost(price, item.usage.input, item.usage.output + item.usage.thoughts);
     finishedThisRun++;
   };
 
@@ -184,13 +163,14 @@ async function classifyRows(config: ClassifyConfig, p: Prepared): Promise<number
       total,
       journal,
       retryErrors: config.retryErrors,
-      features,
+      features: prepared.features,
       estimator,
       maxInputTokens: config.maxInputTokens,
       onSkipped: record,
+      checkpoints: job.checkpoints,
     }),
     estimator,
-    buildRequest: build,
+    buildRequest: prepared.build,
     judge: (_item, answer) => judge(answer),
     onFinished: record,
     onNotice: notify,
@@ -230,7 +210,7 @@ async function classifyRows(config: ClassifyConfig, p: Prepared): Promise<number
       elapsedMs: at - p.started,
       rowsPerSecond: rate,
       etaMs: rate > 0 ? ((total - done) / rate) * 1000 : undefined,
-      costUsd: undefined,
+      costUsd,
     };
   };
   const ticker = setInterval(() => reporter.tick(snapshot()), 250);
@@ -261,7 +241,7 @@ async function classifyRows(config: ClassifyConfig, p: Prepared): Promise<number
     input: source,
     total,
     journal,
-    layout: p.layout,
+    layout: prepared.layout,
     spec: {
       target: outputTarget,
       delimiter: source.dialect.delimiter,
@@ -282,7 +262,7 @@ async function classifyRows(config: ClassifyConfig, p: Prepared): Promise<number
     rateLimited: dispatcher.stats.rateLimited,
     retries: dispatcher.stats.retries,
     tokens: { ...tokens },
-    costUsd: undefined,
+    costUsd,
     wallMs: Date.now() - p.started,
     finishedThisRun,
     output: outputNote,

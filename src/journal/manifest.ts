@@ -30,6 +30,11 @@ export interface Manifest {
     records: number | null;
     /** Column names after cleaning (InputSource.columns). */
     columns: string[];
+    /**
+     * `[record index, line]` of every 50,000th record, found by the first run's scan: a resumed job starts reading at
+     * the last one before its first unfinished row instead of parsing every finished row again.
+     */
+    checkpoints?: Array<[number, number]>;
   };
   /**
    * Everything that changes answers: model, prompt, system instruction, labels, generation config, schema,

@@ -8,6 +8,7 @@
  */
 import { Type } from '@google/genai';
 import type { GenerateRequest } from '../gemini/gemini-client.js';
+import type { FewShotExample } from './examples.js';
 import type { CompiledTemplate } from './template.js';
 import { modelProfile } from './model-profile.js';
 
@@ -26,6 +27,8 @@ export interface RequestSettings {
   maxOutputTokens: number | undefined;
   /** --thinking-budget: overrides the model's classification default (tokens; 0 = off, -1 = dynamic). */
   thinkingBudget: number | undefined;
+  /** --examples: few-shot turns sent before every row. */
+  examples?: readonly FewShotExample[];
 }
 
 /** How a retry differs from the first request of a row. */
@@ -61,6 +64,8 @@ export function requestBuilder(settings: RequestSettings): (cells: readonly stri
       if (profile.canDisableThinking) config.thinkingConfig = { thinkingBudget: 0 };
       else if ('thinkingBudget' in (profile.thinking ?? {})) config.thinkingConfig = { thinkingBudget: profile.minThinkingBudget };
     }
-    return { model: settings.model, prompt: settings.template.render(cells), config };
+    const request: GenerateRequest = { model: settings.model, prompt: settings.template.render(cells), config };
+    if (settings.examples && settings.examples.length > 0) request.examples = settings.examples;
+    return request;
   };
 }

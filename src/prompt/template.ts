@@ -11,6 +11,8 @@ export interface CompiledTemplate {
   source: string;
   /** Column names used, in order of first use. */
   columns: string[];
+  /** Position of a used column in the cells `render` takes. */
+  columnIndex(column: string): number;
   /**
    * Renders the prompt of one row.
    * @param cells the row's cells, indexed like the columns the template was compiled against.
@@ -56,6 +58,7 @@ export function compileTemplate(source: string, columns: readonly string[], ambi
   return {
     source,
     columns: used,
+    columnIndex: (column) => columns.indexOf(column),
     render(cells) {
       let out = '';
       for (const piece of pieces) out += typeof piece === 'number' ? (cells[piece] ?? '') : piece;
