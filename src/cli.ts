@@ -73,6 +73,14 @@ function program(io: Io, exit: { code: number }, argv: string[]): Command {
       exit.code = await runClassify(input, options, { ...io, argv });
     });
 
+  classifyOptions(cmd.command('plan').argument('<input>', 'CSV, TSV or XLSX file').description('what a classify job will take: tokens, requests, time under each quota, cost; sends nothing'))
+    .option('--count-tokens', 'scale the estimate by one countTokens call on a sample of 20 prompts')
+    .exitOverride()
+    .action(async (input: string, options: RawClassifyOptions & { countTokens?: boolean }) => {
+      const { runPlan } = await import('./job/run-plan.js');
+      exit.code = await runPlan(input, options, io);
+    });
+
   cmd
     .command('status')
     .argument('<input-or-job-dir>', 'the input file or its job directory')

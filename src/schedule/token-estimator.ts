@@ -15,7 +15,7 @@
 
 const FEATURES = 9;
 /** Prior coefficients: [const, latin words, letters past 7 per word, non-ASCII words, CJK, other script, digits, punctuation, line breaks]. */
-const PRIOR = [2, 0.95, 0.15, 1.5, 0.9, 0.7, 0.6, 0.8, 0.6];
+const PRIOR = [1.5, 0.88, 0.16, 0.74, 0.83, 0.67, 0.61, 0.79, 0.71];
 /** Strength of the pull toward the prior, in observations' worth. */
 const PRIOR_WEIGHT = 2;
 
