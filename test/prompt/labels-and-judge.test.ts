@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { answerJudge } from '../../src/gemini/judge-answer.js';
+import { readAnswer, type GenerateAnswer } from '../../src/gemini/gemini-client.js';
+import { matchLabel, parseLabelList } from '../../src/prompt/labels.js';
+import { compileSchema } from '../../src/prompt/structured-output.js';
+import { requestBuilder } from '../../src/prompt/build-request.js';
+import { compileTemplate } from '../../src/prompt/template.js';
+import { fixtureJson } from '../support/fixtures.js';
+
+const answer = (text: string | undefined, finishReason: string | undefined = 'STOP', extra: Partial<GenerateAnswer> = {}): GenerateAnswer => ({
+  text,
+  finishReason,
+  blockReason: undefined,
+  usage: { promptTokenCount: 10, candidatesTokenCount: 1, thoughtsTokenCount: 0 },
+  ...extra,
+});
+
+describe('label normalization', () => {
+  const labels = ['yes', 'no', 'Needs review'];
+  it.each([
+    ['yes', 'yes'],
+    ['Yes', 'yes'],
+    ['  YES.  ', 'yes'],
+    ['Label: **Yes**.', 'yes'],
+    ['"no"', 'no'],
+    ['`no`', 'no'],
+    ['```\nno\n```', 'no'],
+    ['Answer: needs  review!', 'Needs review'],
+    ['_No_', 'no'],
+  ])('%j → %s', (raw, label) => {
+    expect(matchLabel(raw, labels)).toBe(label);
+  });
+  it.each(['maybe', 'yes and no', 'Yes, because it aligns', ''])('%j is no label', (raw) => {
+    expect(matchLabel(raw, labels)).toBeNull();
+  });
+  it('refuses label sets with duplicates once normalized, and single labels', () => {
+    expect(() => parseLabelList('yes,Yes.')).toThrow(/same label/);
+    expect(() => parseLabelList('yes')).toThrow(/at least two/);
+  });
+});
+
+describe('answerJudge', () => {
+  const judge = answerJudge({ kind: 'labels', labels: ['yes', 'no'] });
+
+  it('a valid label is ok', () => {
+    expect(judge(answer('Yes.'))).toMatchObject({ kind: 'final', outcome: { status: 'ok', label: 'yes', raw: 'Yes.' } });
+  });
+
+  it('an answer outside the labels is retried once, then invalid_label with the raw answer kept', () => {
+    const v = judge(answer('Probably'));
+    expect(v).toMatchObject({ kind: 'retry', retryKind: 'invalid-label', fallback: { status: 'invalid_label', raw: 'Probably', label: null } });
+  });
+
+  it("the recorded thinking answer (200, no text, MAX_TOKENS) is never ok: retried with more output and thinking off", () => {
+    const recorded = readAnswer(fixtureJson('200-thinking-max-tokens-no-text.json'));
+    expect(recorded.text).toBeUndefined();
+    const v = judge(recorded);
+    expect(v).toMatchObject({ kind: 'retry', retryKind: 'max-tokens', variant: { moreOutput: true }, fallback: { status: 'failed' } });
+    if (v.kind === 'retry') expect(v.fallback.error).toContain('MAX_TOKENS');
+  });
+
+  it('SAFETY and a prompt blockReason are blocked, not retried', () => {
+    expect(judge(answer(undefined, 'SAFETY'))).toMatchObject({ kind: 'final', outcome: { status: 'blocked' } });
+    expect(judge(answer(undefined, undefined, { blockReason: 'PROHIBITED_CONTENT' }))).toMatchObject({
+      kind: 'final',
+      outcome: { status: 'blocked', finishReason: 'PROHIBITED_CONTENT' },
+    });
+  });
+
+  it('RECITATION is retried once, then blocked', () => {
+    expect(judge(answer(undefined, 'RECITATION'))).toMatchObject({ kind: 'retry', retryKind: 'recitation', fallback: { status: 'blocked' } });
+  });
+
+  it('OTHER, or no candidate at all, is failed with the reason', () => {
+    expect(judge(answer(undefined, 'OTHER'))).toMatchObject({ kind: 'final', outcome: { status: 'failed', error: 'no answer text: finishReason OTHER' } });
+    expect(judge(answer('yes', 'OTHER'))).toMatchObject({ kind: 'final', outcome: { status: 'failed' } });
+    expect(judge(answer(undefined, undefined))).toMatchObject({ kind: 'final', outcome: { status: 'failed' } });
+  });
+
+  it('free text is kept trimmed', () => {
+    expect(answerJudge({ kind: 'text' })(answer('  A short summary.\n'))).toMatchObject({ kind: 'final', outcome: { status: 'ok', label: 'A short summary.' } });
+  });
+
+  it('structured output: each property becomes a field; invalid JSON is retried once, then invalid_output', () => {
+    const schema = compileSchema(
+      { type: 'object', properties: { label: { type: 'string', enum: ['yes', 'no'] }, confidence: { type: 'number' }, reason: { type: 'string' } }, required: ['label'] },
+      'schema.json',
+    );
+    const j = answerJudge({ kind: 'schema', schema });
+    expect(j(answer('{"label":"yes","confidence":0.9,"reason":"fits"}'))).toMatchObject({
+      kind: 'final',
+      outcome: { status: 'ok', label: 'yes', fields: { label: 'yes', confidence: '0.9', reason: 'fits' } },
+    });
+    expect(j(answer('{"label":"maybe"}'))).toMatchObject({ kind: 'retry', retryKind: 'invalid-output', fallback: { status: 'invalid_output' } });
+    expect(j(answer('{"label": "yes", "confid'))).toMatchObject({ kind: 'retry', fallback: { status: 'invalid_output' } });
+    expect(() => compileSchema({ type: 'array' }, 's.json')).toThrow(/top-level "type" must be "object"/);
+  });
+});
+
+describe('requests per model (https://ai.google.dev/gemini-api/docs/thinking)', () => {
+  const template = compileTemplate('Topic: {{t}}', ['t']);
+  const build = (model: string, extra: { thinkingBudget?: number } = {}) =>
+    requestBuilder({ model, template, system: 'sys', labels: ['a', 'b'], schema: undefined, temperature: 0, maxOutputTokens: undefined, thinkingBudget: extra.thinkingBudget });
+
+  it('enum output with thinking off on 2.5 Flash and Flash-Lite', () => {
+    for (const model of ['gemini-2.5-flash', 'gemini-2.5-flash-lite']) {
+      const r = build(model)(['x']);
+      expect(r.config).toMatchObject({ responseMimeType: 'text/x.enum', responseSchema: { enum: ['a', 'b'] }, thinkingConfig: { thinkingBudget: 0 }, systemInstruction: 'sys' });
+      expect(r.prompt).toBe('Topic: x');
+    }
+  });
+
+  it('2.5 Pro cannot turn thinking off: its smallest budget; --thinking-budget overrides', () => {
+    expect(build('gemini-2.5-pro')(['x']).config.thinkingConfig).toEqual({ thinkingBudget: 128 });
+    expect(build('gemini-2.5-pro', { thinkingBudget: 1024 })(['x']).config.thinkingConfig).toEqual({ thinkingBudget: 1024 });
+  });
+
+  it('after MAX_TOKENS the retry asks for 4× the output and turns thinking off where allowed', () => {
+    const flash = build('gemini-2.5-flash', { thinkingBudget: 512 })(['x'], { moreOutput: true });
+    expect(flash.config.thinkingConfig).toEqual({ thinkingBudget: 0 });
+    expect(flash.config.maxOutputTokens).toBeGreaterThanOrEqual(2048);
+    const pro = build('gemini-2.5-pro')(['x'], { moreOutput: true });
+    expect(pro.config.thinkingConfig).toEqual({ thinkingBudget: 128 });
+  });
+});
