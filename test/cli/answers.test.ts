@@ -2,7 +2,8 @@
  * Issue 7 against scripted simulator answers over real HTTP: every row gets a valid label or a reason, and plan's
  * estimate matches what the run reports.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -77,12 +78,11 @@ describe('answers users can trust', () => {
     expect(byText['#other']).toMatchObject({ status: 'failed' });
 
     // Retries: once for the answer-level ones, never for blocked answers.
-    const sent = await log();
-    const count = (marker: string) => sent.filter((e) => e.endpoint === 'generateContent' && e.outcome !== undefined).filter((e) => e.promptSha256 && rowsBySha.get(e.promptSha256) === marker).length;
-    const { createHash } = await import('node:crypto');
-    const rowsBySha = new Map(
-      ['#always-wrong', '#thinks-always', '#unsafe', '#recites', '#blocked-prompt'].map((m) => [createHash('sha256').update(`Is this relevant? ${m}`).digest('hex'), m]),
-    );
+    const sent = (await log()).filter((e) => e.endpoint === 'generateContent');
+    const count = (marker: string) => {
+      const sha = createHash('sha256').update(`Is this relevant? ${marker}`).digest('hex');
+      return sent.filter((e) => e.promptSha256 === sha).length;
+    };
     expect(count('#always-wrong')).toBe(2);
     expect(count('#thinks-always')).toBe(2);
     expect(count('#recites')).toBe(2);
@@ -115,7 +115,6 @@ describe('answers users can trust', () => {
     writeFileSync(path.join(dir, 'one.csv'), 'id,text\n1,#decorated\n');
     const result = await runCli(['classify', 'one.csv', '--prompt', 'Support ticket? {{text}}', '--labels', 'yes,no', '--examples', 'examples.csv', '--base-url', sim.url, '-o', 'ex.csv'], { cwd: dir, env });
     expect(result.code).toBe(0);
-    const { createHash } = await import('node:crypto');
     const userText = 'Support ticket? refund for a broken lampSupport ticket? weather todaySupport ticket? #decorated';
     const sha = createHash('sha256').update(userText).digest('hex');
     expect((await log()).some((e) => e.promptSha256 === sha)).toBe(true);

@@ -1,0 +1,226 @@
+/**
+ * Issue 5: crash-safe journal, exact resume, interrupts, status, --retry-errors, outputs people can open — classify
+ * run as a subprocess against the simulator over real HTTP.
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseScenario, startSimulator, type SimLogEntry, type SimulatorHandle } from '../../src/simulator/index.js';
+import { runCli, spawnCli } from '../support/cli.js';
+import { repoRoot } from '../support/fixtures.js';
+
+let sim: SimulatorHandle;
+let root: string;
+const env = { GEMINI_API_KEY: 'resume-test-key' };
+
+beforeAll(async () => {
+  sim = await startSimulator(
+    parseScenario(
+      {
+        acceptAnyKey: true,
+        defaultProject: 'p',
+        projects: [{ id: 'p', keys: [], limits: { '*': { rpm: 1_000_000, tpm: 1_000_000_000 } } }],
+        latency: { medianMs: 8, p99Ms: 30 },
+        requestLog: true,
+        scripts: [{ match: '#fails-once', responses: [{ kind: 'error', status: 400, fixture: '400-context-too-long' }, { kind: 'enum' }] }],
+      },
+      'resume',
+    ),
+  );
+  root = mkdtempSync(path.join(tmpdir(), 'gb-resume-'));
+});
+
+afterAll(async () => {
+  await sim.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function workdir(name: string): string {
+  const dir = path.join(root, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+const PROMPT = 'Ticket {{id}}: {{text}}';
+const base = ['--prompt', PROMPT, '--labels', 'billing,shipping,other', '--rpm', '1000000', '--tpm', '1000000000'];
+
+function makeRows(dir: string, n: number, extra: (i: number) => string = () => ''): void {
+  const words = ['refund', 'late parcel', 'invoice', 'password', 'tracking', '=SUM(A1)', 'damaged box', '01.0101'];
+  const lines = ['id,text'];
+  for (let i = 0; i < n; i++) lines.push(`${i},"${words[i % words.length]} ${i}${extra(i)}"`);
+  writeFileSync(path.join(dir, 'rows.csv'), `${lines.join('\n')}\n`);
+}
+
+function journalRows(dir: string, jobDir = 'rows.gemini-batch'): Set<number> {
+  const rows = new Set<number>();
+  const file = path.join(dir, jobDir, 'journal.jsonl');
+  if (!existsSync(file)) return rows;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    try {
+      rows.add((JSON.parse(line) as { row: number }).row);
+    } catch {
+      // torn last line
+    }
+  }
+  return rows;
+}
+
+async function simLog(since = 0): Promise<SimLogEntry[]> {
+  return (await (await fetch(`${sim.url}/__sim/log?since=${since}`)).json()) as SimLogEntry[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('resume', () => {
+  it('torture: SIGKILLed at 20 random moments and resumed each time, the output is byte-identical to an uninterrupted run', async () => {
+    const reference = workdir('torture-reference');
+    makeRows(reference, 3_000);
+    const ref = await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: reference, env });
+    expect(ref.code).toBe(0);
+
+    const dir = workdir('torture');
+    makeRows(dir, 3_000);
+    const rowOfSha = new Map<string, number>();
+    for (let i = 0; i < 3_000; i++) {
+      const words = ['refund', 'late parcel', 'invoice', 'password', 'tracking', '=SUM(A1)', 'damaged box', '01.0101'];
+      rowOfSha.set(createHash('sha256').update(`Ticket ${i}: ${words[i % words.length]} ${i}`).digest('hex'), i);
+    }
+    let seed = 20_261_129;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const violations: string[] = [];
+    let kills = 0;
+    let journaledAtKill = new Set<number>();
+    let lastSeq = (await simLog()).reduce((m, e) => Math.max(m, e.seq), 0);
+    while (kills < 20) {
+      const run = spawnCli(['classify', 'rows.csv', ...base, '--base-url', sim.url, '--workers-per-key', '4'], { cwd: dir, env });
+      await sleep(250 + random() * 700);
+      run.child.kill('SIGKILL');
+      const ended = await run.done;
+      // No request of this run may be for a row journaled before it started.
+      const sent = (await simLog(lastSeq)).filter((e) => e.endpoint === 'generateContent');
+      for (const e of sent) {
+        const row = rowOfSha.get(e.promptSha256 ?? '');
+        if (row === undefined || journaledAtKill.has(row)) violations.push(`kill ${kills}: row ${row} sent again`);
+      }
+      lastSeq = sent.reduce((m, e) => Math.max(m, e.seq), lastSeq);
+      journaledAtKill = journalRows(dir);
+      if (ended.signal === 'SIGKILL') kills++;
+      else break; // the job finished before the kill
+    }
+    const final = await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env });
+    expect(final.code).toBe(0);
+    const last = (await simLog(lastSeq)).filter((e) => e.endpoint === 'generateContent');
+    for (const e of last) if (journaledAtKill.has(rowOfSha.get(e.promptSha256 ?? '') ?? -1)) violations.push('final run resent a journaled row');
+    expect(violations).toEqual([]);
+    expect(kills).toBeGreaterThanOrEqual(10);
+    expect(readFileSync(path.join(dir, 'rows.classified.csv')).equals(readFileSync(path.join(reference, 'rows.classified.csv')))).toBe(true);
+  });
+
+  it('a manifest mismatch stops the job with exit 2 saying what differs; --restart starts over', async () => {
+    const dir = workdir('mismatch');
+    makeRows(dir, 20);
+    expect((await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env })).code).toBe(0);
+    const changed = ['--prompt', 'Other question {{id}}: {{text}}', '--labels', 'billing,shipping,other', '--base-url', sim.url];
+    const mismatch = await runCli(['classify', 'rows.csv', ...changed], { cwd: dir, env });
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.stderr).toMatch(/prompt/);
+    expect(mismatch.stderr).toContain('--restart');
+    const restarted = await runCli(['classify', 'rows.csv', ...changed, '--restart'], { cwd: dir, env });
+    expect(restarted.code).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(dir, 'rows.gemini-batch', 'manifest.json'), 'utf8')).settings.prompt).toBe('Other question {{id}}: {{text}}');
+  });
+
+  it('a torn last journal line is dropped, said, and its row sent again', async () => {
+    const dir = workdir('torn');
+    makeRows(dir, 10);
+    expect((await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url, '--limit', '6'], { cwd: dir, env })).code).toBe(0);
+    const journal = path.join(dir, 'rows.gemini-batch', 'journal.jsonl');
+    const text = readFileSync(journal, 'utf8');
+    const lastLine = text.trimEnd().split('\n').at(-1) as string;
+    truncateSync(journal, Buffer.byteLength(text) - Math.floor(Buffer.byteLength(lastLine) / 2) - 1);
+    const lostRow = (JSON.parse(lastLine) as { row: number }).row;
+    const result = await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/torn/);
+    expect(journalRows(dir).has(lostRow)).toBe(true);
+    const out = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    expect(out.map((r) => r.status)).toEqual(Array(10).fill('ok'));
+    // Every line of the journal is whole again.
+    for (const line of readFileSync(journal, 'utf8').trimEnd().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it('Ctrl-C: exit 3, output written with pending rows and the resume command; resuming finishes; a second Ctrl-C quits at once', async () => {
+    const dir = workdir('interrupt');
+    makeRows(dir, 400);
+    const slow = ['classify', 'rows.csv', ...base, '--base-url', sim.url, '--workers-per-key', '1'];
+    const run = spawnCli(slow, { cwd: dir, env });
+    for (let i = 0; i < 200 && journalRows(dir).size < 20; i++) await sleep(25);
+    run.child.kill('SIGINT');
+    const ended = await run.done;
+    expect(ended.code).toBe(3);
+    expect(ended.stdout).toContain('resume with: gemini-batch classify rows.csv');
+    const out = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    expect(out).toHaveLength(400);
+    expect(out.filter((r) => r.status === 'pending').length).toBeGreaterThan(0);
+    expect(out.filter((r) => r.status === 'ok').length).toBe(journalRows(dir).size);
+
+    const twice = spawnCli(slow, { cwd: dir, env });
+    for (let i = 0; i < 200 && journalRows(dir).size < 60; i++) await sleep(25);
+    twice.child.kill('SIGINT');
+    twice.child.kill('SIGINT');
+    expect((await twice.done).code).toBe(3);
+
+    const status = await runCli(['status', 'rows.csv', '--json'], { cwd: dir });
+    const report = JSON.parse(status.stdout) as { rows: number; remaining: number; byStatus: Record<string, number>; runs: number };
+    expect(report.rows).toBe(400);
+    expect(report.byStatus.ok + report.remaining).toBe(400);
+    expect(report.runs).toBeGreaterThanOrEqual(1);
+
+    const resumed = await runCli(slow.slice(0, -2).concat(['--workers-per-key', '8']), { cwd: dir, env });
+    expect(resumed.code).toBe(0);
+    const done = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    expect(done.every((r) => r.status === 'ok')).toBe(true);
+  });
+
+  it('--retry-errors sends failed rows again', async () => {
+    const dir = workdir('retry-errors');
+    makeRows(dir, 5, (i) => (i === 2 ? ' #fails-once' : ''));
+    const first = await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env });
+    expect(first.code).toBe(1);
+    const again = await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env });
+    expect(again.code).toBe(1); // a plain resume does not resend failed rows
+    const retried = await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url, '--retry-errors'], { cwd: dir, env });
+    expect(retried.code).toBe(0);
+    const out = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    expect(out.map((r) => r.status)).toEqual(Array(5).fill('ok'));
+  });
+
+  it('outputs by extension read back with their own readers, in input order, leading zeros kept', async () => {
+    const dir = workdir('formats');
+    copyFileSync(path.join(repoRoot, 'test', 'fixtures', 'data', 'cip-2020-nces.csv'), path.join(dir, 'cip.csv'));
+    const args = ['classify', 'cip.csv', '--prompt', '{{CIPTitle}}: {{CIPDefinition}}', '--labels', 'stem,other', '--base-url', sim.url, '--limit', '40', '--rpm', '1000000', '--tpm', '1000000000'];
+    for (const ext of ['tsv', 'jsonl', 'xlsx']) expect((await runCli([...args, '-o', `out.${ext}`], { cwd: dir, env })).code).toBe(0);
+    const source = (parse(readFileSync(path.join(dir, 'cip.csv')), { columns: true }) as Array<Record<string, string>>).slice(0, 40);
+    const tsv = parse(readFileSync(path.join(dir, 'out.tsv')), { columns: true, delimiter: '\t' }) as Array<Record<string, string>>;
+    const jsonl = readFileSync(path.join(dir, 'out.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(path.join(dir, 'out.xlsx'));
+    const sheet = workbook.worksheets[0]!;
+    const texts = (row: number) => Array.from({ length: sheet.columnCount }, (_, j) => sheet.getRow(row).getCell(j + 1).text);
+    const header = texts(1);
+    const xlsx = Array.from({ length: sheet.rowCount - 1 }, (_, i) => Object.fromEntries(header.map((h, j) => [h, texts(i + 2)[j] ?? ''])));
+    for (const rows of [tsv, jsonl, xlsx]) {
+      expect(rows).toHaveLength(40);
+      rows.forEach((r, i) => {
+        expect(r.CIPCode).toBe(source[i]?.CIPCode); // leading zeros kept: 01.0101 stays text
+        expect(r.status).toBe('ok');
+      });
+    }
+    expect(jsonl[0]?.CIPFamily).toBe('01');
+  });
+});
