@@ -1,0 +1,82 @@
+/**
+ * Issue 6: every real spreadsheet in test/fixtures/data (byte-for-byte copies of ../shared/data, see its SOURCES.md)
+ * classifies with --simulate, as a newcomer runs it: one output row per source record, in order, cells unchanged,
+ * every row ok, and a CSV output in the input's own dialect.
+ */
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { repoRoot } from '../support/fixtures.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'gb-real-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Case {
+  file: string;
+  records: number;
+  prompt: string;
+  args?: string[];
+  /** How to read the source for comparison. */
+  read: { delimiter: string; bom?: boolean; fromLine?: number };
+}
+
+const cases: Case[] = [
+  {
+    file: 'esco-skills-hierarchy-en.csv',
+    records: 656,
+    prompt: 'Relevant to backend engineers? {{Level 1 preferred term}} / {{Level 2 preferred term}} / {{Level 3 preferred term}}: {{Description}} {{Scope note}}',
+    read: { delimiter: ',' },
+  },
+  { file: 'cip-2020-nces.csv', records: 2848, prompt: 'Hiring target for a renewable-energy firm? {{CIPTitle}}: {{CIPDefinition}} {{Examples}}', read: { delimiter: ',' } },
+  {
+    file: 'naf-rev2-insee-fr-semicolon-bom.csv',
+    records: 1728,
+    prompt: 'Food supply chain? {{Intitulés de la  NAF rév. 2, version finale}}',
+    read: { delimiter: ';', bom: true },
+  },
+  { file: 'nace-rev2-eurostat-excel-roundtrip.csv', records: 996, prompt: 'Cybersecurity customer? {{Description}} {{This item includes}} {{This item excludes}}', read: { delimiter: ',' } },
+  {
+    file: 'iab-content-taxonomy-3.1.tsv',
+    records: 704,
+    prompt: 'Ads for camping gear next to this? {{Name}} ({{Tier 1}} > {{Tier 2}} > {{Tier 3}} > {{Tier 4}})',
+    args: ['--header-row', '2'],
+    read: { delimiter: '\t', fromLine: 2 },
+  },
+];
+
+describe.each(cases)('$file', (c) => {
+  it(`classifies all ${c.records} records with --simulate, cells unchanged, in the input's dialect`, async () => {
+    copyFileSync(path.join(repoRoot, 'test', 'fixtures', 'data', c.file), path.join(dir, c.file));
+    const result = await runCli(['classify', c.file, '--prompt', c.prompt, '--labels', 'yes,no', '--simulate', '--no-escape-formulas', ...(c.args ?? [])], { cwd: dir });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const stem = path.parse(c.file).name;
+    const outputBytes = readFileSync(path.join(dir, `${stem}.classified.csv`));
+    const source = parse(readFileSync(path.join(dir, c.file)), {
+      delimiter: c.read.delimiter,
+      bom: c.read.bom ?? false,
+      from_line: c.read.fromLine ?? 1,
+      relax_column_count: true,
+      skip_empty_lines: true,
+    }) as string[][];
+    const output = parse(outputBytes, { delimiter: c.read.delimiter, bom: true }) as string[][];
+    expect(output).toHaveLength(c.records + 1);
+    expect(source).toHaveLength(c.records + 1);
+    const width = source[0]!.length;
+    expect(output[0]!.slice(-3)).toEqual(['label', 'status', 'error']);
+    for (let i = 1; i < output.length; i++) {
+      const row = output[i]!;
+      expect(row.slice(0, width)).toEqual([...source[i]!, ...Array(Math.max(0, width - source[i]!.length)).fill('')].slice(0, width));
+      expect(row.at(-2)).toBe('ok');
+      expect(['yes', 'no']).toContain(row.at(-3));
+    }
+    expect(outputBytes.includes(Buffer.from('\uFFFD'))).toBe(false);
+    expect(outputBytes.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]))).toBe(c.read.bom ?? false);
+  });
+});
