@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startSimulatorProcess } from './simulator-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -45,16 +46,7 @@ function writeScenario() {
   createWriteStream(path.join(dir, 'scenario.json')).end(text);
 }
 
-const sim = spawn(process.execPath, [bin, 'simulate', '--port', '0', '--config', path.join(dir, 'scenario.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((resolve, reject) => {
-  let text = '';
-  sim.stdout.on('data', (d) => {
-    text += d;
-    const m = /http:\/\/127\.0\.0\.1:\d+/.exec(text);
-    if (m) resolve(m[0]);
-  });
-  sim.on('exit', (code) => reject(new Error(`simulator exited ${code}`)));
-});
+const { child: sim, url } = await startSimulatorProcess(path.join(dir, 'scenario.json'));
 const requests = async () => (await (await fetch(`${url}/__sim/stats`)).json()).requests.total;
 
 const args = ['classify', 'rows.csv', '--prompt', 'Classify this ticket: {{text}}', '--labels', 'billing,shipping,other', '--base-url', url, '--rpm', '1000000000', '--tpm', '1000000000000', '--workers-per-key', '64', '--json'];

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startSimulatorProcess } from './simulator-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -30,16 +31,7 @@ writeFileSync(
   JSON.stringify({ acceptAnyKey: true, defaultProject: 'p', projects: [{ id: 'p', keys: [], limits: { '*': { rpm: 1_000_000_000, tpm: 1_000_000_000_000 } } }] }),
 );
 
-const sim = spawn(process.execPath, [bin, 'simulate', '--port', '0', '--config', path.join(dir, 'scenario.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((resolve, reject) => {
-  let text = '';
-  sim.stdout.on('data', (d) => {
-    text += d;
-    const m = /http:\/\/127\.0\.0\.1:\d+/.exec(text);
-    if (m) resolve(m[0]);
-  });
-  sim.on('exit', (code) => reject(new Error(`simulator exited ${code}`)));
-});
+const { child: sim, url } = await startSimulatorProcess(path.join(dir, 'scenario.json'));
 
 const rates = [];
 for (let run = 1; run <= RUNS; run++) {

@@ -13,6 +13,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
+import { startSimulatorProcess } from './simulator-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -57,18 +58,6 @@ function rowsFor(count) {
   return out;
 }
 
-function startSimulator(config) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin', 'gemini-batch.js'), 'simulate', '--port', '0', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    child.stdout.on('data', (d) => {
-      text += d;
-      const m = /http:\/\/127\.0\.0\.1:\d+/.exec(text);
-      if (m) resolve({ child, url: m[0] });
-    });
-    child.on('exit', (code) => reject(new Error(`simulator exited ${code}: ${text}`)));
-  });
-}
 
 function run(cmd, args, opts) {
   return new Promise((resolve) => {
@@ -92,7 +81,7 @@ async function measure(id, s, tool, ready) {
   writeFileSync(path.join(dir, 'rows.jsonl'), `${prompts.map((p) => JSON.stringify(p)).join('\n')}\n`);
   writeFileSync(path.join(dir, 'rows.csv'), `text\n${prompts.map((p) => `"${p.replace(/"/g, '""')}"`).join('\n')}\n`);
 
-  const sim = await startSimulator(scenarioFile);
+  const sim = await startSimulatorProcess(scenarioFile);
   await ready;
   let result;
   try {

@@ -7,7 +7,7 @@
  * Writes are batched (at most every `flushIntervalMs`) and atomic.
  */
 import { readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../journal/atomic-file.js';
+import { writeFileAtomic } from '../files/atomic-file.js';
 import type { DailyUsageStore } from '../schedule/project-limiter.js';
 
 interface UsageFile {

@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { syncDirectory } from './sync-directory.js';
+import { syncDirectory } from '../files/sync-directory.js';
 
 /** Suffix of a default job directory's name. */
 export const JOB_DIR_SUFFIX = '.gemini-batch';

@@ -13,7 +13,7 @@ import type { RowStatus } from '../row-status.js';
 import type { JournalEntry } from './journal-entry.js';
 import { JournalIndex, type JournalTotals } from './journal-index.js';
 import { readBytes, scanJournal } from './journal-scan.js';
-import { syncDirectory } from './sync-directory.js';
+import { syncDirectory } from '../files/sync-directory.js';
 import {
   ENTRY_STATUSES,
   entryProblem,

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { InputError } from '../errors.js';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileAtomic } from '../files/atomic-file.js';
 import { jobFiles } from './job-dir.js';
 
 export { diffManifest } from './manifest-diff.js';

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { ExitCode, GeminiBatchError, UsageError } from '../errors.js';
+import { syncDirectory } from '../files/sync-directory.js';
 
 /** `.<name>.tmp-<pid>` in the target's directory. */
 export function tempPathFor(target: string): string {
@@ -59,14 +60,3 @@ export function writeFailed(target: string, error: unknown): GeminiBatchError {
   );
 }
 
-function syncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // Directories cannot be opened or synced everywhere (Windows); nothing more can be done.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}

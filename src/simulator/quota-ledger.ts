@@ -5,7 +5,7 @@
  * Exceeding any one dimension rejects the request (same page), with one violation per exceeded dimension.
  */
 import { createMinuteLimiter, type MinuteLimiter } from './minute-limiters.js';
-import { nextPacificMidnight } from './pacific-time.js';
+import { nextPacificMidnight } from '../schedule/pacific-day.js';
 import type { QuotaDimension } from './quota-names.js';
 import type { ModelLimits } from './types.js';
 

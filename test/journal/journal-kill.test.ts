@@ -15,7 +15,7 @@ let remove: () => void;
 beforeAll(() => {
   ({ dir, remove } = tempDir('gb-kill-'));
   const journalFiles = fs.readdirSync(path.resolve(import.meta.dirname, '..', '..', 'src', 'journal')).filter((f) => f.endsWith('.ts'));
-  transpileSources(dir, ['errors.ts', 'row-status.ts', ...journalFiles.map((f) => `journal/${f}`)]);
+  transpileSources(dir, ['errors.ts', 'row-status.ts', 'files/sync-directory.ts', 'files/atomic-file.ts', ...journalFiles.map((f) => `journal/${f}`)]);
   // Appends rows from argv[3] on, printing each row id after append() returns; rows are reclassified now and then.
   fs.writeFileSync(
     path.join(dir, 'child.js'),

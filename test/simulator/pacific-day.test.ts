@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { nextPacificMidnight, pacificDayKey } from '../../src/simulator/pacific-time.js';
+import { nextPacificMidnight, pacificDay as pacificDayKey } from '../../src/schedule/pacific-day.js';
 import { enumRequest, FakeClock, generate, scenario } from './helpers.js';
 
 const H = 3_600_000;
