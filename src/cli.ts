@@ -132,6 +132,8 @@ function optional<K extends string>(key: K, value: number | undefined): Partial<
 export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   const exit = { code: ExitCode.Ok as number };
   const args = argv.slice(2);
+  // A closed pipe (`| head`) must not kill a job: progress lines just stop; the journal and the output file go on.
+  for (const stream of [io.stdout, io.stderr]) if (stream.listenerCount?.('error') === 0) stream.on('error', () => undefined);
   try {
     await program(io, exit, args).parseAsync(argv);
     return exit.code;

@@ -122,6 +122,7 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
   }
   if (raw.simulate && raw.baseUrl !== undefined) throw new UsageError('OPTION_CONFLICT', 'Give --simulate or --base-url, not both.');
   if (raw.json && raw.output === '-') throw new UsageError('OPTION_CONFLICT', '--json and -o - both write to stdout; choose one.');
+  if (raw.restart && raw.retryErrors) throw new UsageError('OPTION_CONFLICT', '--restart discards every result, so there are no errors to --retry-errors; give one of them.');
 
   const prompt = raw.prompt ?? (raw.promptFile !== undefined ? await readTextOption('--prompt-file', raw.promptFile) : undefined);
   if (prompt === undefined || prompt.trim() === '') {
@@ -180,7 +181,7 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     baseUrl: raw.simulate ? undefined : baseUrl,
     simulate: raw.simulate ?? false,
     simulateConfig: raw.simulateConfig,
-    timeoutMs: Math.round(1000 * (nonNegativeNumber('--timeout', raw.timeout) ?? DEFAULT_TIMEOUT_S)) || DEFAULT_TIMEOUT_S * 1000,
+    timeoutMs: timeoutMs(raw.timeout),
     maxAttempts: positiveInt('--max-attempts', raw.maxAttempts) ?? DEFAULT_MAX_ATTEMPTS,
     retryErrors: raw.retryErrors ?? false,
     restart: raw.restart ?? false,
@@ -196,6 +197,13 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
       ...optionalNumber('output', nonNegativeNumber('--price-output', raw.priceOutput)),
     },
   };
+}
+
+/** --timeout in seconds (> 0) → ms. */
+function timeoutMs(value: string | undefined): number {
+  const seconds = nonNegativeNumber('--timeout', value) ?? DEFAULT_TIMEOUT_S;
+  if (seconds <= 0) throw new UsageError('OPTION_INVALID', `--timeout must be a number of seconds above 0, got ${JSON.stringify(value)}.`);
+  return Math.round(seconds * 1000);
 }
 
 function optionalNumber<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {

@@ -7,8 +7,8 @@ import { InputError, UsageError } from '../errors.js';
 /** A positive integer option, or undefined when absent. @throws UsageError `OPTION_INVALID`. */
 export function positiveInt(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value.replace(/_/g, ''));
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError('OPTION_INVALID', `${name} must be a positive whole number, got ${JSON.stringify(value)}.`);
+  const n = /^\d+(_\d+)*$/.test(value.trim()) ? Number(value.trim().replace(/_/g, '')) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError('OPTION_INVALID', `${name} must be a positive whole number such as 1000, got ${JSON.stringify(value)}.`);
   return n;
 }
 

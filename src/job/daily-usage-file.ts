@@ -3,7 +3,8 @@
  * on the same Pacific day knows what was already spent (RPD resets at midnight America/Los_Angeles,
  * https://ai.google.dev/gemini-api/docs/rate-limits).
  *
- * File shape: `{"day":"2026-11-29","requests":{"<project>\u0000<model>":123}}`; a file from an earlier day is ignored.
+ * File shape: `{"day":"2026-11-29","requests":{"<project>\u0000<model>":123},"parked":{"<project>\u0000<model>":
+ * {"until":<ms>,"reason":"…"}}}`; counts from an earlier day are ignored, parks last until their time.
  * Writes are batched (at most every `flushIntervalMs`) and atomic.
  */
 import { readFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import type { DailyUsageStore } from '../schedule/project-limiter.js';
 interface UsageFile {
   day: string;
   requests: Record<string, number>;
+  parked?: Record<string, { until: number; reason: string }>;
 }
 
 export class DailyUsageFile implements DailyUsageStore {
@@ -40,8 +42,18 @@ export class DailyUsageFile implements DailyUsageStore {
     return this.#data.requests[`${project}\u0000${model}`] ?? 0;
   }
 
+  parked(project: string, model: string): { until: number; reason: string } | undefined {
+    return this.#data.parked?.[`${project}\u0000${model}`];
+  }
+
+  park(project: string, model: string, until: number, reason: string): void {
+    this.#data.parked = { ...this.#data.parked, [`${project}\u0000${model}`]: { until, reason } };
+    this.#dirty = true;
+    void this.flush();
+  }
+
   increment(project: string, model: string, day: string): void {
-    if (this.#data.day !== day) this.#data = { day, requests: {} };
+    if (this.#data.day !== day) this.#data = { day, requests: {}, ...(this.#data.parked ? { parked: this.#data.parked } : {}) };
     const key = `${project}\u0000${model}`;
     this.#data.requests[key] = (this.#data.requests[key] ?? 0) + 1;
     this.#dirty = true;

@@ -3,12 +3,12 @@
  * unless --restart), scans the whole input once on the first run (so a bad record at line 900,000 stops the job
  * before any API call), and opens the journal.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import type { ClassifyConfig } from '../config/classify-config.js';
-import { JobMismatchError } from '../errors.js';
+import { JobMismatchError, UsageError } from '../errors.js';
 import type { InputSource, RecordPosition } from '../input/input-source.js';
 import type { FewShotExample } from '../prompt/examples.js';
-import { defaultJobDir, jobFiles, resetJobDir, type JobFiles } from '../journal/job-dir.js';
+import { defaultJobDir, foreignNames, jobFiles, resetJobDir, type JobFiles } from '../journal/job-dir.js';
 import { acquireJobLock } from '../journal/job-lock.js';
 import { Journal, type JournalRepair } from '../journal/journal.js';
 import { diffManifest, readManifest, sha256File, writeManifest, type Manifest } from '../journal/manifest.js';
@@ -79,6 +79,15 @@ export async function openJob(config: ClassifyConfig, source: InputSource, examp
       settings: jobSettings(config, source, examples),
     };
     const notes: string[] = [];
+    if (!stored) {
+      const foreign = foreignNames(await readdir(dir));
+      if (foreign.length > 0) {
+        throw new UsageError(
+          'JOB_DIR_FOREIGN_FILES',
+          `${dir} is not a gemini-batch job directory: it holds ${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ` and ${foreign.length - 5} more` : ''}. Choose another --job-dir.`,
+        );
+      }
+    }
     if (stored) {
       const diff = diffManifest(stored, current);
       if (diff.blocking.length > 0) throw new JobMismatchError(dir, diff.blocking);

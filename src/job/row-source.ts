@@ -57,6 +57,10 @@ export async function* rowsToSend(o: RowSourceOptions): AsyncGenerator<WorkItem>
       lastError: null,
       key: null,
     };
+    if (record.cells.every((cell) => cell.trim() === '')) {
+      if (status !== 'skipped') o.onSkipped(item, { status: 'skipped', label: null, raw: null, finishReason: null, error: 'every cell of the row is empty' });
+      continue;
+    }
     const estimate = o.estimator.estimate(features);
     if (estimate > o.maxInputTokens) {
       if (status !== 'skipped') {

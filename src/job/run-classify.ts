@@ -34,6 +34,7 @@ import { resolveEndpoint, type Endpoint } from './endpoint.js';
 import { rowsToSend } from './row-source.js';
 import { appendRunLog } from './run-log.js';
 import { writeResults } from './write-results.js';
+import { checkOutputTarget } from './check-output.js';
 
 export interface CommandIo {
   stdout: NodeJS.WriteStream | NodeJS.WritableStream;
@@ -51,6 +52,7 @@ export interface CommandIo {
 export async function runClassify(input: string, raw: RawClassifyOptions, io: CommandIo): Promise<number> {
   const started = Date.now();
   const prepared = await prepareJob(input, raw, io.env);
+  await checkOutputTarget(prepared.config.output ?? defaultOutputPath(prepared.config.input), prepared.config.input);
   const endpoint = await resolveEndpoint(prepared.config, io.env);
   let job: OpenJob | undefined;
   try {
@@ -184,7 +186,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     model: config.model,
     total,
     resumed,
-    toSend: total - resumed,
+    toSend: byStatus.pending + byStatus.skipped + (config.retryErrors ? byStatus.failed + byStatus.blocked + byStatus.invalid_label + byStatus.invalid_output : 0),
     pools: endpoint.keys.map((k) => `${k.alias} → project ${k.project} (${config.workersPerKey} workers)`),
     limits: [...gates.values()].map(({ limiter }) => `project ${limiter.project}: ${describeLimits(limiter.limits)}`),
     jobDir: job.dir,
@@ -245,14 +247,16 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     spec: {
       target: outputTarget,
       delimiter: source.dialect.delimiter,
-      bom: source.dialect.bom,
+      // A UTF-8 input keeps its BOM or its absence; any other encoding is written as UTF-8 with a BOM, which Excel
+      // reads right (writing Windows-1252 back would lose characters the model may answer with).
+      bom: source.dialect.bom || source.dialect.encoding !== 'utf-8',
       lineBreak: source.dialect.lineBreak,
       escapeFormulas: config.escapeFormulas,
     },
   });
   if (written !== total) outputNote = `${outputNote ?? 'stdout'} (${written} rows; expected ${total})`;
 
-  const { exitCode, ending } = exitFor(end, byStatus, total);
+  const { exitCode, ending } = exitFor(end, byStatus, total, endpoint.description);
   const summary: JobSummary = {
     exitCode,
     ending,
@@ -267,7 +271,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     finishedThisRun,
     output: outputNote,
     jobDir: job.dir,
-    resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(io.argv) : undefined,
+    resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(io.argv, io.env) : undefined,
   };
   reporter.finish(summary);
   await appendRunLog(job.files.runs, {
@@ -282,7 +286,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   return exitCode;
 }
 
-function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: number): { exitCode: number; ending: string } {
+function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: number, endpoint: string): { exitCode: number; ending: string } {
   switch (end.kind) {
     case 'done': {
       const notOk = total - byStatus.ok;
@@ -298,7 +302,10 @@ function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: n
         ending: `stopped: every project is parked (${end.reasons.join('; ')}); capacity returns at ${pacificClock(end.until)}; ${formatCount(byStatus.pending)} rows pending`,
       };
     case 'unavailable':
-      return { exitCode: ExitCode.Stopped, ending: `stopped: no key can send (${end.reasons.join('; ')}); ${formatCount(byStatus.pending)} rows pending` };
+      // Keys refused or no quota for the model (limit: 0): running again the same way cannot help.
+      return { exitCode: ExitCode.Usage, ending: `stopped: no key can send (${end.reasons.join('; ')}); ${formatCount(byStatus.pending)} rows pending — fix the keys or the model, then run again` };
+    case 'outage':
+      return { exitCode: ExitCode.Stopped, ending: `stopped: ${end.reason} (${endpoint}); ${formatCount(byStatus.pending)} rows pending` };
     case 'fatal':
       throw new UsageError('MODEL_UNAVAILABLE', `${end.failure.message}\nCheck --model (e.g. gemini-2.5-flash). Rows already done are kept in the journal.`);
   }
@@ -322,8 +329,9 @@ function describeLimits(limits: ProjectLimits): string {
   return [one('RPM', limits.rpm), one('TPM', limits.tpm), one('RPD', limits.rpd)].join(' · ');
 }
 
-function resumeCommand(argv: string[]): string {
+function resumeCommand(argv: string[], env: NodeJS.ProcessEnv): string {
   const quoted = argv.filter((a) => a !== '--restart').map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`));
-  return `gemini-batch ${quoted.join(' ')}`;
+  // Run through `npx gemini-batch` (npm sets npm_command=exec), the hint says so too.
+  return `${env.npm_command === 'exec' ? 'npx ' : ''}gemini-batch ${quoted.join(' ')}`;
 }
 

@@ -10,12 +10,19 @@ import { readManifest } from '../journal/manifest.js';
 import { formatCount } from '../report/progress-snapshot.js';
 import { ROW_STATUSES, type RowStatus } from '../row-status.js';
 import { readRunLog } from './run-log.js';
+import { priceOf, requestCost } from '../plan/price-table.js';
 
 /** @throws UsageError `STATUS_NO_JOB` when there is no job to report. */
 export async function runStatus(target: string, options: { jobDir?: string; json?: boolean }, io: { stdout: NodeJS.WritableStream }): Promise<number> {
   const dir = options.jobDir ?? ((await isDirectory(target)) ? target : defaultJobDir(target));
   const manifest = await readManifest(dir);
-  if (!manifest) throw new UsageError('STATUS_NO_JOB', `${dir} holds no gemini-batch job (no manifest.json). Give the input file or its job directory.`);
+  if (!manifest) {
+    const missing = !(await exists(target));
+    throw new UsageError(
+      'STATUS_NO_JOB',
+      missing ? `${target}: no such file or job directory.` : `${dir} holds no gemini-batch job (no manifest.json): nothing was classified from ${target} yet, or its job is elsewhere (--job-dir).`,
+    );
+  }
   const journal = await Journal.open(jobFiles(dir).journal);
   try {
     const records = manifest.input.records ?? 0;
@@ -29,6 +36,8 @@ export async function runStatus(target: string, options: { jobDir?: string; json
     const totals = journal.totals();
     const runs = await readRunLog(jobFiles(dir).runs);
     const rateLimited = runs.reduce((n, r) => n + r.rateLimited, 0);
+    const price = priceOf(String(manifest.settings.model));
+    const costUsd = price ? requestCost(price, totals.input, totals.output + totals.thoughts) : undefined;
     const requests = runs.reduce((n, r) => n + r.requests, 0);
     const report = {
       jobDir: dir,
@@ -38,6 +47,7 @@ export async function runStatus(target: string, options: { jobDir?: string; json
       byStatus,
       remaining: byStatus.pending,
       tokens: { input: totals.input, output: totals.output, thoughts: totals.thoughts },
+      costUsd: costUsd ?? null,
       attempts: totals.attempts,
       retries: Math.max(0, totals.attempts - done),
       runs: runs.length,
@@ -54,7 +64,8 @@ export async function runStatus(target: string, options: { jobDir?: string; json
         `job ${dir} — ${manifest.input.path}, model ${String(manifest.settings.model)}`,
         `rows: ${formatCount(records)} — ${statuses.join(', ') || 'none'}`,
         `remaining: ${formatCount(byStatus.pending)} rows${byStatus.pending > 0 ? ' (run the same classify command again to resume)' : ''}`,
-        `tokens: input ${formatCount(totals.input)} · output ${formatCount(totals.output)} · thinking ${formatCount(totals.thoughts)}`,
+        `tokens: input ${formatCount(totals.input)} · output ${formatCount(totals.output)} · thinking ${formatCount(totals.thoughts)}` +
+          (costUsd !== undefined ? ` · cost so far ≈ $${costUsd.toFixed(costUsd < 1 ? 4 : 2)} at list price` : ''),
         `requests: ${formatCount(requests)} in ${runs.length} run${runs.length === 1 ? '' : 's'} · 429s: ${formatCount(rateLimited)} · retries: ${formatCount(Math.max(0, totals.attempts - done))}`,
         '',
       ].join('\n'),
@@ -63,6 +74,13 @@ export async function runStatus(target: string, options: { jobDir?: string; json
   } finally {
     await journal.close();
   }
+}
+
+async function exists(target: string): Promise<boolean> {
+  return stat(target).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function isDirectory(target: string): Promise<boolean> {

@@ -49,6 +49,11 @@ export function jobFiles(jobDir: string): JobFiles {
 const OUR_NAMES = new Set(['manifest.json', 'journal.jsonl', 'quota-usage.json', 'runs.jsonl', 'lock']);
 const OUR_TEMPORARY = /^\.(manifest\.json|quota-usage\.json|lock)\.tmp-\d+(-\d+)?$/;
 
+/** The names in a job directory listing that gemini-batch does not write, sorted. */
+export function foreignNames(names: readonly string[]): string[] {
+  return names.filter((n) => !OUR_NAMES.has(n) && !OUR_TEMPORARY.test(n)).sort();
+}
+
 /**
  * `--restart`: removes the job's results (journal, quota usage, manifest, leftover temporaries) so the job starts
  * over. Leaves the lock, which the caller must hold ({@link acquireJobLock} first). The journal goes first, so a
@@ -68,7 +73,7 @@ export async function resetJobDir(jobDir: string): Promise<void> {
     if (code === 'ENOTDIR') throw new UsageError('JOB_DIR_NOT_A_DIRECTORY', `the job directory ${jobDir} is a file; choose another --job-dir`);
     throw error;
   }
-  const foreign = names.filter((n) => !OUR_NAMES.has(n) && !OUR_TEMPORARY.test(n)).sort();
+  const foreign = foreignNames(names);
   if (foreign.length > 0) {
     const shown = foreign.slice(0, 5).join(', ') + (foreign.length > 5 ? ` and ${foreign.length - 5} more` : '');
     throw new UsageError(

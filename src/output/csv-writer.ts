@@ -1,6 +1,7 @@
 /**
- * CSV output: the input's delimiter, an optional UTF-8 BOM, cells quoted only when they must be (delimiter, quote,
- * CR or LF inside; quotes doubled), CRLF between records unless told otherwise — what Excel writes and reads.
+ * CSV output: the input's delimiter, an optional UTF-8 BOM and Excel `sep=` line, cells quoted only when they must be
+ * (delimiter, quote, CR or LF inside; quotes doubled), CRLF between records unless told otherwise — what Excel writes
+ * and reads.
  */
 import { stringify } from 'csv-stringify/sync';
 import { UsageError } from '../errors.js';
@@ -9,8 +10,9 @@ import type { OutputSpec, OutputWriter } from './output-writer.js';
 import { createTextWriter } from './text-writer.js';
 
 /**
- * Writes `spec.target` as CSV with `spec.delimiter` (default `,`), `spec.lineBreak` (default CRLF), `spec.bom`;
- * neutralizes formulas (./escape-formula.ts) in every cell, the header included, unless `spec.escapeFormulas` is false.
+ * Writes `spec.target` as CSV with `spec.delimiter` (default `,`), `spec.lineBreak` (default CRLF), `spec.bom` and
+ * `spec.sepLine` (a first line `sep=;` for delimiter `;`, as Excel writes it); neutralizes formulas
+ * (./escape-formula.ts) in every cell, the header included, unless `spec.escapeFormulas` is false.
  * @throws UsageError code `OUTPUT_INVALID_OPTION` (exit 2) for a delimiter that is not one character other than
  *   `"`, CR or LF; `OUTPUT_UNWRITABLE` when the target cannot be created.
  */
@@ -18,7 +20,7 @@ export function createCsvWriter(spec: OutputSpec): Promise<OutputWriter> {
   return createDelimitedWriter(spec, 'csv', spec.delimiter ?? ',');
 }
 
-/** The CSV or TSV writer of `spec` with `delimiter` (see {@link createCsvWriter}). */
+/** The CSV or TSV writer of `spec` with `delimiter` (see {@link createCsvWriter}); only CSV writes a `sep=` line. */
 export function createDelimitedWriter(spec: OutputSpec, format: 'csv' | 'tsv', delimiter: string): Promise<OutputWriter> {
   if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\r' || delimiter === '\n') {
     throw new UsageError('OUTPUT_INVALID_OPTION', `the output delimiter must be one character other than a quote or a line break, got ${JSON.stringify(delimiter)}`);
@@ -32,6 +34,7 @@ export function createDelimitedWriter(spec: OutputSpec, format: 'csv' | 'tsv', d
   };
   const escape = spec.escapeFormulas !== false;
   const encode = (cells: readonly string[]): string => stringify([escape ? cells.map(escapeFormula) : (cells as string[])], options);
-  const preamble = (spec.bom ? '\ufeff' : '') + encode(spec.columns);
+  const sepLine = format === 'csv' && spec.sepLine === true ? `sep=${delimiter}${options.record_delimiter}` : '';
+  const preamble = (spec.bom ? '\ufeff' : '') + sepLine + encode(spec.columns);
   return createTextWriter(spec.target, format, spec.columns.length, preamble, encode);
 }

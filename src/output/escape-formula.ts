@@ -32,7 +32,14 @@ const TRIGGERS = new Set(['=', '+', '-', '@', '\t', '\r']);
  * text). `=SUM(A1)`, `@cmd`, `-foo`, `- This class includes…`, `+33 1 23 45 67 89` and `-1+1` are escaped.
  */
 export function escapeFormula(cell: string): string {
-  if (cell.length === 0 || !TRIGGERS.has(cell[0]!)) return cell;
-  if (cell === '-' || cell === '+' || PLAIN_NUMBER.test(cell)) return cell;
-  return `'${cell}`;
+  return needsFormulaEscape(cell) ? `'${cell}` : cell;
+}
+
+/**
+ * True when a spreadsheet could run `cell` as a formula (the cells {@link escapeFormula} prefixes). The XLSX writer
+ * marks such cells with Excel's quotePrefix style instead of changing their text.
+ */
+export function needsFormulaEscape(cell: string): boolean {
+  if (cell.length === 0 || !TRIGGERS.has(cell[0]!)) return false;
+  return !(cell === '-' || cell === '+' || PLAIN_NUMBER.test(cell));
 }

@@ -17,6 +17,12 @@ export interface OutputSpec {
   delimiter?: string;
   /** CSV/TSV only: start with a UTF-8 BOM (when the input had one). Default false. */
   bom?: boolean;
+  /**
+   * CSV only (a `.csv` target or `-o -`): start with Excel's `sep=X` line, X the delimiter, as the input did
+   * (`InputDialect.sepLine`), so Excel splits the columns whatever the reader's locale. After the BOM, before the
+   * header. Ignored for TSV, JSONL and XLSX. Default false.
+   */
+  sepLine?: boolean;
   /** Prefix cells that begin with = + - @ TAB CR with `'` (CSV, TSV, XLSX). Default true. */
   escapeFormulas?: boolean;
   /** CSV/TSV only: the record separator, e.g. the input's (`InputDialect.lineBreak`). Default `\r\n`, as Excel writes. */

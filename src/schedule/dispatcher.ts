@@ -84,8 +84,13 @@ export type DispatchEnd =
   | { kind: 'interrupted' }
   /** Every project that could take rows is parked (daily quota); capacity returns at `until`. */
   | { kind: 'parked'; until: number; reasons: string[] }
-  /** No pool can send: every key refused or every project disabled (limit: 0). */
+  /** No pool can send: every key refused or every project disabled (limit: 0). Running again will not help. */
   | { kind: 'unavailable'; reasons: string[] }
+  /**
+   * The API cannot be reached or fails everything: no answer at all since the start ({@link UNREACHABLE_AFTER}
+   * connection failures in a row), or nothing but failures for {@link OUTAGE_AFTER_MS}. Rows stay pending.
+   */
+  | { kind: 'outage'; reason: string }
   /** A failure no row can get past (404 model). */
   | { kind: 'fatal'; failure: ApiFailure };
 
@@ -96,6 +101,14 @@ interface PoolState extends KeyPool {
 }
 
 const HIGH_WATER_MIN = 256;
+
+/**
+ * Connection failures in a row, with no HTTP answer since the start, after which the endpoint counts as unreachable
+ * (fewer for a job of few rows: two failures per row tried, at least 4).
+ */
+export const UNREACHABLE_AFTER = 16;
+/** How long nothing but transient failures (5xx, resets, timeouts) may last before the run stops, ms. */
+export const OUTAGE_AFTER_MS = 120_000;
 
 export class Dispatcher {
   readonly stats: DispatchStats = { requests: 0, rateLimited: 0, retries: 0, inFlight: 0 };
@@ -118,6 +131,13 @@ export class Dispatcher {
   #resolve: ((end: DispatchEnd) => void) | undefined;
   #reject: ((error: unknown) => void) | undefined;
   #rr = 0;
+  /** Whether any HTTP answer came this run; transient failures in a row; when the last success came. */
+  #answered = false;
+  #unansweredInRow = 0;
+  /** Rows that failed without an answer while none has come yet: a small job is judged after two tries of each. */
+  #unansweredRows = new Set<number>();
+  #transientInRow = 0;
+  #lastSuccessAt = Date.now();
 
   constructor(options: DispatcherOptions) {
     if (options.pools.length === 0) throw new RangeError('at least one key pool is needed');
@@ -353,6 +373,10 @@ export class Dispatcher {
       return;
     }
     const now = Date.now();
+    this.#answered = true;
+    this.#unansweredInRow = 0;
+    this.#transientInRow = 0;
+    this.#lastSuccessAt = now;
     gate.limiter.settle(reservation, answer.usage.promptTokenCount, now);
     if (answer.usage.promptTokenCount > 0) this.#o.estimator.observe(item.features, answer.usage.promptTokenCount);
     gate.policy.onAnswered(now);
@@ -381,6 +405,31 @@ export class Dispatcher {
       return;
     }
     item.lastError = failure.message;
+    const transient = !(failure instanceof RateLimitFailure || failure instanceof KeyFailure || failure instanceof ModelFailure || failure instanceof RequestFailure);
+    if (failure.httpStatus !== undefined) {
+      this.#answered = true;
+      this.#unansweredInRow = 0;
+      this.#unansweredRows.clear();
+    } else {
+      this.#unansweredInRow++;
+      if (!this.#answered) this.#unansweredRows.add(item.row);
+    }
+    this.#transientInRow = transient ? this.#transientInRow + 1 : 0;
+    if (transient) {
+      const slots = this.#pools.reduce((n, p) => n + p.concurrency, 0);
+      if (!this.#answered && this.#unansweredInRow >= Math.min(UNREACHABLE_AFTER, Math.max(4, 2 * this.#unansweredRows.size))) {
+        item.attempts--;
+        this.#retries.push(item);
+        this.#pendingEnd ??= { kind: 'outage', reason: `no answer from the API: ${failure.message}` };
+        return;
+      }
+      if (this.#transientInRow >= Math.max(UNREACHABLE_AFTER, 2 * slots) && now - this.#lastSuccessAt >= OUTAGE_AFTER_MS) {
+        item.attempts--;
+        this.#retries.push(item);
+        this.#pendingEnd ??= { kind: 'outage', reason: `every request failed for ${Math.round((now - this.#lastSuccessAt) / 1000)} s (last: ${failure.message})` };
+        return;
+      }
+    }
     if (failure instanceof RateLimitFailure) {
       this.stats.rateLimited++;
       const outcome = gate.policy.onRateLimited(failure.details, now, reservation.at);

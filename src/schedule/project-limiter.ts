@@ -19,12 +19,16 @@ import { Pacer } from './pacer.js';
 import { DEFAULT_HEADROOM, WINDOW_GUARD_MS, type ProjectLimits } from './quota-limits.js';
 import { RollingWindow } from './rolling-window.js';
 
-/** Requests counted per Pacific day, kept across runs in the job directory. */
+/** Requests counted per Pacific day, and daily-quota parks, kept across runs in the job directory. */
 export interface DailyUsageStore {
   /** Requests already sent today (Pacific) for this project and model. */
   get(project: string, model: string, day: string): number;
   /** Records one more request. */
   increment(project: string, model: string, day: string): void;
+  /** Until when (ms) a daily 429 parked this project and model, with why; undefined when it is not parked. */
+  parked(project: string, model: string): { until: number; reason: string } | undefined;
+  /** Remembers a park, so that the next run does not hit the same daily wall. */
+  park(project: string, model: string, until: number, reason: string): void;
 }
 
 /** What a sent request holds until its answer arrives. */
@@ -67,6 +71,8 @@ export class ProjectLimiter {
   readonly #tpmPacer: Pacer;
   /** Multiplier (0, 1] on the per-minute rates after 429s that name no limit; recovers additively. */
   #rateScale = 1;
+  /** What one recovery step adds to the rate scale: a tenth of the scale the last slow-down set. */
+  #recoveryStep = 0.05;
   /** After a 429 although we stayed under the limit: no bursts, only steady pacing. */
   #minimalBurst = false;
   #pausedUntil = 0;
@@ -119,6 +125,11 @@ export class ProjectLimiter {
   /** The current hold, if the project takes no requests at `now`. */
   hold(now: number): Hold | undefined {
     if (this.#disabledReason !== undefined) return { kind: 'disabled', reason: this.#disabledReason };
+    const remembered = this.#daily?.parked(this.project, this.model);
+    if (remembered && remembered.until > this.#parkedUntil) {
+      this.#parkedUntil = remembered.until;
+      this.#parkReason = remembered.reason;
+    }
     if (this.#parkedUntil > now) return { kind: 'parked', until: this.#parkedUntil, reason: this.#parkReason };
     const rpd = this.limits.rpd;
     if (rpd && this.#daily) {
@@ -209,11 +220,12 @@ export class ProjectLimiter {
     }
   }
 
-  /** Parks the project until `until` (a daily quota is gone). */
+  /** Parks the project until `until` (a daily quota is gone), and remembers it in the job directory. */
   park(until: number, reason: string): void {
     if (until > this.#parkedUntil) {
       this.#parkedUntil = until;
       this.#parkReason = reason;
+      this.#daily?.park(this.project, this.model, until, reason);
     }
   }
 
@@ -222,16 +234,24 @@ export class ProjectLimiter {
     this.#disabledReason ??= reason;
   }
 
-  /** Multiplies the per-minute rates by `factor` (multiplicative decrease), never below 5 %. */
-  scaleRate(factor: number): void {
-    this.#rateScale = Math.max(0.05, Math.min(1, this.#rateScale * factor));
+  /**
+   * Multiplicative decrease after a 429 that our limits do not explain: the request rate becomes `factor` × the lower
+   * of our target and the rate actually sent in the last minute (requests answered in the window plus those in flight).
+   * A limit far above what was really sent (a default, or an --rpm set too high) would otherwise make "× 0.7"
+   * change nothing. Never below 0.1 % of the limit.
+   */
+  slowDown(factor: number, now: number): void {
+    const observed = this.usage(now).requests;
+    const fromObserved = observed > 0 ? (factor * observed) / (this.limits.rpm.value * (1 - this.#headroom)) : 1;
+    this.#rateScale = Math.max(0.001, Math.min(1, this.#rateScale * factor, fromObserved));
+    this.#recoveryStep = Math.max(0.1 * this.#rateScale, 1 / this.limits.rpm.value);
     this.reconfigure();
   }
 
-  /** Adds `step` to the rate scale (additive increase), up to 1. */
-  recoverRate(step: number): void {
+  /** Additive increase: one step (a tenth of the rate the last slow-down set), up to the full limit. */
+  recoverRate(): void {
     if (this.#rateScale >= 1) return;
-    this.#rateScale = Math.min(1, this.#rateScale + step);
+    this.#rateScale = Math.min(1, this.#rateScale + this.#recoveryStep);
     this.reconfigure();
   }
 

@@ -9,8 +9,11 @@
  * | a …PerMinute… quotaId at our limit            | no more bursts, rate × 0.8; paused       | back through the gate    |
  * | no details (bare, Help only)                  | rate × 0.7; paused (retryDelay or backoff) | back through the gate  |
  *
+ * "rate × f" is f × the rate actually sent in the last minute when that is below our target (ProjectLimiter.slowDown).
+ *
  * A daily 429 can carry a short, misleading retryDelay (fixture 429-b-free-rpd-short-retry-delay.json), so the quotaId
- * decides, never the delay alone. Rates lowered multiplicatively recover additively (+5 % every 30 s without a 429). A
+ * decides, never the delay alone. Rates lowered multiplicatively recover additively (a tenth of the lowered rate every
+ * 30 s without a 429). A
  * limit that is only the model's default (no --rpm/--tpm given, no quotaValue seen) is probed upward (+25 % a minute)
  * while the window is nearly full and no 429 comes.
  */
@@ -34,7 +37,6 @@ export interface Notice {
   text: string;
 }
 
-const RECOVERY_STEP = 0.05;
 const RECOVERY_INTERVAL_MS = 30_000;
 const PROBE_FACTOR = 1.25;
 const PROBE_INTERVAL_MS = 60_000;
@@ -100,7 +102,7 @@ export class RateLimitPolicy {
       this.#consecutiveBare = 0;
       if (!explained) {
         limiter.useMinimalBurst();
-        limiter.scaleRate(0.8);
+        limiter.slowDown(0.8, now);
         this.#lastAdaptation = now;
         this.#notify({
           key: `unexplained:${limiter.project}`,
@@ -111,7 +113,7 @@ export class RateLimitPolicy {
     } else {
       this.#consecutiveBare++;
       if (!stale) {
-        limiter.scaleRate(0.7);
+        limiter.slowDown(0.7, now);
         this.#lastAdaptation = now;
       }
       this.#notify({
@@ -131,7 +133,7 @@ export class RateLimitPolicy {
     if (now - this.#lastStep < Math.min(RECOVERY_INTERVAL_MS, PROBE_INTERVAL_MS)) return;
     const limiter = this.#limiter;
     if (now - this.#last429 >= RECOVERY_INTERVAL_MS && limiter.rateScale < 1) {
-      limiter.recoverRate(RECOVERY_STEP);
+      limiter.recoverRate();
       this.#lastStep = now;
       return;
     }

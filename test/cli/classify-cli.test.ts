@@ -66,6 +66,39 @@ describe('classify CLI', () => {
     expect(result.stderr).not.toContain(SECRET);
   });
 
+  it('an output that is the input, has no known extension or sits in a missing folder is exit 2 before any request', async () => {
+    const before = (await stats()).requests.total;
+    const common = ['classify', 'small.csv', '--prompt', '{{topic}}', '--labels', 'a,b', '--keys-file', 'keys.txt', '--base-url', sim.url];
+    const same = await runCli([...common, '-o', 'small.csv'], { cwd: dir });
+    expect(same.code).toBe(2);
+    expect(same.stderr).toContain('is the input file itself');
+    expect(readFileSync(path.join(dir, 'small.csv'), 'utf8')).toContain('Blocked-topic');
+    const docx = await runCli([...common, '-o', 'out.docx'], { cwd: dir });
+    expect(docx.code).toBe(2);
+    expect(docx.stderr).toContain('.docx');
+    const missing = await runCli([...common, '-o', 'no/such/folder/out.csv'], { cwd: dir });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('does not exist');
+    expect((await stats()).requests.total).toBe(before);
+  });
+
+  it('an endpoint nobody answers stops the job early with exit 3 and every row pending', async () => {
+    const result = await runCli(['classify', 'small.csv', '--prompt', '{{topic}}', '--labels', 'a,b', '--keys-file', 'keys.txt', '--base-url', 'http://127.0.0.1:9', '-o', 'unreachable.csv', '--job-dir', 'unreachable-job'], { cwd: dir });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(/no answer from the API: .*ECONNREFUSED/);
+    const rows = parse(readFileSync(path.join(dir, 'unreachable.csv')), { columns: true }) as Array<Record<string, string>>;
+    expect(rows.map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
+  });
+
+  it('a closed stdout (| head) does not stop the job', async () => {
+    const { spawnCli } = await import('../support/cli.js');
+    const run = spawnCli(['classify', 'small.csv', '--prompt', 'Topic: {{topic}}', '--labels', 'finance,other', '--keys-file', 'keys.txt', '--base-url', sim.url, '-o', 'piped.csv', '--job-dir', 'piped-job'], { cwd: dir });
+    run.child.stdout?.destroy();
+    const ended = await run.done;
+    expect(ended.code).toBe(1); // one row is scripted to be blocked
+    expect(parse(readFileSync(path.join(dir, 'piped.csv')), { columns: true })).toHaveLength(3);
+  });
+
   it('no key and no --simulate is exit 2 saying where keys come from', async () => {
     const result = await runCli(['classify', 'small.csv', '--prompt', '{{topic}}', '--labels', 'a,b'], { cwd: dir });
     expect(result.code).toBe(2);

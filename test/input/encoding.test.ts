@@ -14,6 +14,9 @@ afterAll(async () => {
   await scratch.cleanup();
 });
 
+/** A header and two rows of a UTF-16 CSV: Latin-1 letters, typographic quotes, CJK, katakana, €, an emoji. */
+const MIXED_UTF16_TEXT = 'Name,Text\r\nZürich “x”,日本語 テスト €\r\nÜnïcode,emoji 😀\r\n';
+
 /** Opens and reads a file: an encoding error may surface at either step (at open when it is in the first chunk). */
 async function openAndRead(path: string, options: InputOptions): Promise<unknown> {
   return readAll(await openInput(path, options));
@@ -43,8 +46,45 @@ describe('detectEncoding', () => {
 
   test('UTF-16 without BOM', () => {
     const text = 'id,name\r\n1,alpha\r\n2,beta\r\n';
-    expect(detectEncoding(iconv.encode(text, 'utf-16le'), true).encoding).toBe('utf-16le');
-    expect(detectEncoding(iconv.encode(text, 'utf-16be'), true).encoding).toBe('utf-16be');
+    expect(detectEncoding(iconv.encode(text, 'utf-16le'), true)).toEqual({ encoding: 'utf-16le', bomLength: 0, source: 'UTF-16 without BOM' });
+    expect(detectEncoding(iconv.encode(text, 'utf-16be'), true)).toEqual({ encoding: 'utf-16be', bomLength: 0, source: 'UTF-16 without BOM' });
+  });
+
+  test.each(['utf-16le', 'utf-16be'])('%s without BOM: with CJK, emoji and accents; CJK-heavy; U+4E00 on the "wrong" side; a cut head', (encoding) => {
+    expect(detectEncoding(iconv.encode(MIXED_UTF16_TEXT, encoding), true).encoding).toBe(encoding);
+    // Mostly characters without a NUL byte: only delimiters, digits and line breaks have one.
+    const cjk = `編號,說明\r\n${Array.from({ length: 40 }, (_, i) => `${i},東京都の一日一万一千一百${'😀'.repeat(3)}日本語の文章です`).join('\r\n')}\r\n`;
+    expect(detectEncoding(iconv.encode(cjk, encoding), true).encoding).toBe(encoding);
+    // Cut in the middle of a surrogate pair, as the 64 KB head of a bigger file can be.
+    const emoji = iconv.encode(`a,b\r\n1,${'😀'.repeat(20)}\r\n`, encoding);
+    expect(detectEncoding(emoji.subarray(0, 12), false).encoding).toBe(encoding);
+  });
+
+  test('ASCII-heavy text without BOM: UTF-16 in both byte orders, and not when the text is UTF-8 with a stray NUL', () => {
+    const ascii = `id,text\n${Array.from({ length: 500 }, (_, i) => `${i},plain ascii line ${i}`).join('\n')}\n`;
+    expect(detectEncoding(iconv.encode(ascii, 'utf-16le'), false).encoding).toBe('utf-16le');
+    expect(detectEncoding(iconv.encode(ascii, 'utf-16be'), false).encoding).toBe('utf-16be');
+    // No line break in the head (one long first cell): decided by where most NULs are, a few on the other side allowed.
+    const oneLine = `Title,${'a long description with 一 and 가 in it, '.repeat(100)}`;
+    expect(detectEncoding(iconv.encode(oneLine, 'utf-16le'), false).encoding).toBe('utf-16le');
+    expect(detectEncoding(iconv.encode(oneLine, 'utf-16be'), false).encoding).toBe('utf-16be');
+    // Odd lengths (the head of a file cut at an odd byte) still detect.
+    expect(detectEncoding(iconv.encode(ascii, 'utf-16le').subarray(0, 1001), false).encoding).toBe('utf-16le');
+    const utf8 = Buffer.from(ascii, 'utf8');
+    expect(detectEncoding(utf8, true).encoding).toBe('utf-8');
+    const strayNuls = Buffer.from(utf8);
+    strayNuls[11] = 0;
+    strayNuls[101] = 0;
+    expect(detectEncoding(strayNuls, true).encoding).toBe('utf-8');
+  });
+
+  test('NULs on both sides, or pairs that are not valid UTF-16, are not UTF-16', () => {
+    // Every other pair has its NUL on the other side: not text in either byte order.
+    const mixed = Buffer.from(Array.from({ length: 200 }, (_, i) => (i % 4 === 0 || i % 4 === 3 ? 0 : 0x41)));
+    expect(detectEncoding(mixed, true).encoding).not.toMatch(/^utf-16/);
+    // NULs at odd offsets, but a lone low surrogate (DC00) in little-endian order.
+    const lone = Buffer.concat([iconv.encode('a,b\r\n1,2\r\n', 'utf-16le'), Buffer.from([0x00, 0xdc]), iconv.encode('x\r\n', 'utf-16le')]);
+    expect(detectEncoding(lone, true).encoding).not.toMatch(/^utf-16/);
   });
 
   test('Western text that is not UTF-8 is Windows-1252, also when chardet says ISO-8859-1', () => {
@@ -101,6 +141,18 @@ describe('files', () => {
     expect(error.message).toContain('--encoding');
     expect(delivered).toBeGreaterThan(0);
     expect(delivered).toBeLessThan(20001);
+  });
+
+  test.each(['utf-16le', 'utf-16be'])('a %s file without BOM reads with the right column names and cells', async (encoding) => {
+    const path = await scratch.file(`nobom-${encoding}.csv`, iconv.encode(MIXED_UTF16_TEXT, encoding));
+    const source = await openInput(path, {});
+    expect(source.dialect).toMatchObject({ encoding, bom: false, delimiter: ',', lineBreak: '\r\n' });
+    expect(source.columns).toEqual(['Name', 'Text']);
+    expect(source.describe()).toContain(`${encoding === 'utf-16le' ? 'UTF-16 LE' : 'UTF-16 BE'}, ',' delimited`);
+    expect((await readAll(source)).map((r) => r.cells)).toEqual([
+      ['Zürich “x”', '日本語 テスト €'],
+      ['Ünïcode', 'emoji 😀'],
+    ]);
   });
 
   test('--encoding is obeyed; undecodable bytes under it are INPUT_ENCODING naming the line', async () => {

@@ -192,6 +192,25 @@ describe('Dispatcher', () => {
     expect(run.duplicates).toEqual([]);
   });
 
+  it('an endpoint that never answers ends the run as an outage; the rows stay pending, none is burnt to failed', async () => {
+    const refused = caller(() => Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } }));
+    const run = start({ pools: [{ project: 'a', client: refused }], rows: 200 });
+    const end = await settle(run.done);
+    expect(end.kind).toBe('outage');
+    if (end.kind === 'outage') expect(end.reason).toContain('ECONNREFUSED');
+    expect(run.finished.size).toBe(0);
+    expect(refused.calls.length).toBeLessThan(40);
+  });
+
+  it('nothing but 503s for two minutes ends the run as an outage; rows that succeeded stay done', async () => {
+    const down = caller((row) => (row < 10 ? 'ok' : failure('503-overloaded.json', 503)));
+    const run = start({ pools: [{ project: 'a', client: down }], rows: 400, maxAttempts: 1_000 });
+    const end = await settle(run.done);
+    expect(end.kind).toBe('outage');
+    expect(run.finished.size).toBe(10);
+    expect(Date.now() - T0).toBeGreaterThanOrEqual(120_000);
+  });
+
   it('404 for the model ends the run fatally', async () => {
     const run = start({ pools: [{ project: 'a', client: caller(() => failure('404-model-not-found.json', 404)) }], rows: 5 });
     const end = await settle(run.done);

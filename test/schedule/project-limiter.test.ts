@@ -174,12 +174,16 @@ describe('ProjectLimiter: reservations', () => {
 });
 
 describe('ProjectLimiter: requests per day', () => {
-  function store(): DailyUsageStore & { counts: Map<string, number> } {
+  function store(): DailyUsageStore & { counts: Map<string, number>; parks: Map<string, { until: number; reason: string }> } {
     const counts = new Map<string, number>();
+    const parks = new Map<string, { until: number; reason: string }>();
     return {
       counts,
+      parks,
       get: (p, m, d) => counts.get(`${p}|${m}|${d}`) ?? 0,
       increment: (p, m, d) => counts.set(`${p}|${m}|${d}`, (counts.get(`${p}|${m}|${d}`) ?? 0) + 1),
+      parked: (p, m) => parks.get(`${p}|${m}`),
+      park: (p, m, until, reason) => parks.set(`${p}|${m}`, { until, reason }),
     };
   }
 
@@ -205,6 +209,16 @@ describe('ProjectLimiter: requests per day', () => {
     expect(pacificDay(midnight)).not.toBe(pacificDay(midnight - 1));
     expect(l.hold(midnight)).toBeUndefined();
     expect(l.readyAt(1, midnight)).toBe(midnight);
+  });
+
+  it('a park is remembered: a second run the same day starts parked until midnight Pacific', () => {
+    const daily = store();
+    const limits = () => ({ rpm: { value: 100, source: 'given' as const }, tpm: { value: 1e9, source: 'given' as const }, rpd: undefined });
+    const first = new ProjectLimiter({ project: 'p1', model: 'm', limits: limits(), daily, now: T0 });
+    first.park(nextPacificMidnight(T0), 'daily quota exhausted');
+    const second = new ProjectLimiter({ project: 'p1', model: 'm', limits: limits(), daily, now: T0 + 60_000 });
+    expect(second.hold(T0 + 60_000)).toMatchObject({ kind: 'parked', until: nextPacificMidnight(T0) });
+    expect(second.hold(nextPacificMidnight(T0))).toBeUndefined();
   });
 
   it('a second run the same Pacific day starts from what the store says was spent', () => {

@@ -74,6 +74,19 @@ describe('RateLimitPolicy: each quotaId takes its path', () => {
     expect(limiter.rpmTarget).toBe(before);
   });
 
+  it('without details, the rate drops below what was really sent, not below a limit never reached', () => {
+    const { limiter, policy } = setup(1_000);
+    let t = T0;
+    for (let i = 0; i < 30; i++) {
+      t += 2_000;
+      limiter.settle(limiter.acquire(1, t), 1, t + 100);
+    }
+    policy.onRateLimited(fixture('429-h-bare-capacity.json'), t + 200, t);
+    // 30 requests in the last minute → the target becomes 0.7 × 30 requests/min, not 0.7 × 990.
+    expect(limiter.rpmTarget).toBeLessThanOrEqual(21);
+    expect(limiter.rpmTarget).toBeGreaterThanOrEqual(15);
+  });
+
   it('Help-only 429 is treated like a bare one', () => {
     const { limiter, policy } = setup();
     policy.onRateLimited(fixture('429-g-help-only.json'), T0);
