@@ -32,10 +32,15 @@ export function fitColumnCount(
   throw new InputError(
     'INPUT_COLUMN_COUNT',
     { file: where.file, line: where.line },
-    `the record starting on this line has ${cells.length} fields, but the header (line ${where.headerLine}) has ` +
+    `the record starting on this line has ${fieldCount(cells.length)}, but the header (line ${where.headerLine}) has ` +
       `${headerFields}. Check for a missing delimiter or an unquoted delimiter inside a cell, or pass ` +
       '--relax-column-count to pad short records and keep extra fields.',
   );
+}
+
+/** `1 field`, `3 fields`. */
+function fieldCount(n: number): string {
+  return `${n} field${n === 1 ? '' : 's'}`;
 }
 
 /** The number of fields of a record once empty trailing fields beyond `headerFields` are ignored. */

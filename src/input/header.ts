@@ -3,7 +3,8 @@
  *
  * Rules (documented in samples/README.md and the CLI help):
  * - Leading and trailing whitespace (spaces, tabs, NBSP, line breaks) is trimmed, and a note says so, because the
- *   spaces are invisible in a spreadsheet and a user cannot be expected to type them in a template.
+ *   spaces are invisible in a spreadsheet and a user cannot be expected to type them in a template. The output's
+ *   header keeps the cell as it was (`headerCells`).
  * - Everything inside the name is kept exactly, including double spaces and line breaks (a note points them out).
  * - A blank name becomes `column_N`, N the 1-based position of the column.
  * - A repeated name (exact, case-sensitive comparison after trimming) becomes `name_2`, `name_3`… in order of
@@ -12,8 +13,13 @@
 
 /** The cleaned header. */
 export interface CleanHeader {
-  /** One name per column, unique. */
+  /** One name per column, unique: what `{{Column}}` templates use. */
   columns: string[];
+  /**
+   * One header cell per column for the output: the cell exactly as in the file (outer whitespace kept) when only
+   * trimming set its name apart, else the new name (`column_N` for a blank cell, `name_2` for a repeat).
+   */
+  headerCells: string[];
   /** One human-readable line per column whose name was changed or deserves attention. */
   notes: string[];
   /** Names given to more than one column (before `_2`, `_3` were added): a `{{name}}` naming one is ambiguous. */
@@ -23,7 +29,7 @@ export interface CleanHeader {
 /**
  * Cleans raw header cells into unique, non-blank column names.
  * @param cells the header record's cells as read from the file.
- * @returns the names (same length as `cells`) and notes for the run's header.
+ * @returns the names and the output's header cells (same length as `cells`), and notes for the run's header.
  */
 export function cleanHeader(cells: readonly string[]): CleanHeader {
   const notes: string[] = [];
@@ -31,6 +37,7 @@ export function cleanHeader(cells: readonly string[]): CleanHeader {
   const taken = new Set<string>(trimmed.filter((name) => name !== ''));
   const seen = new Set<string>();
   const columns: string[] = [];
+  const headerCells: string[] = [];
   const ambiguous = new Set<string>();
 
   trimmed.forEach((name, i) => {
@@ -56,8 +63,9 @@ export function cleanHeader(cells: readonly string[]): CleanHeader {
     seen.add(result);
     taken.add(result);
     columns.push(result);
+    headerCells.push(result === name ? raw : result);
   });
-  return { columns, notes, ambiguous: [...ambiguous] };
+  return { columns, headerCells, notes, ambiguous: [...ambiguous] };
 }
 
 /** `base` itself when `from` is not given and no column uses it, else `base_K` for the first free K >= `from` (2). */

@@ -4,17 +4,17 @@ import { InputError } from '../errors.js';
 /** Formats of spreadsheet gemini-batch reads. */
 export type InputFormat = 'csv' | 'xlsx';
 
-/** Extensions of spreadsheet formats that are not read, with their program's name for the message. */
+/** Extensions of spreadsheet formats that are not read, with their kind (article included) for the message. */
 const UNSUPPORTED: Record<string, string> = {
-  '.xls': 'Excel 97-2003 workbook',
-  '.xlsb': 'Excel binary workbook',
-  '.ods': 'OpenDocument spreadsheet',
-  '.fods': 'OpenDocument spreadsheet',
-  '.numbers': 'Apple Numbers document',
-  '.xml': 'XML spreadsheet',
-  '.json': 'JSON file',
-  '.jsonl': 'JSON Lines file',
-  '.parquet': 'Parquet file',
+  '.xls': 'an Excel 97-2003 workbook',
+  '.xlsb': 'an Excel binary workbook',
+  '.ods': 'an OpenDocument spreadsheet',
+  '.fods': 'an OpenDocument spreadsheet',
+  '.numbers': 'an Apple Numbers document',
+  '.xml': 'an XML spreadsheet',
+  '.json': 'a JSON file',
+  '.jsonl': 'a JSON Lines file',
+  '.parquet': 'a Parquet file',
 };
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
@@ -46,7 +46,7 @@ export function inputFormat(displayPath: string, head: Uint8Array): InputFormat 
     return 'xlsx';
   }
   const kind = UNSUPPORTED[extension];
-  if (kind !== undefined) throw unsupported(displayPath, `a ${kind} (${extension})`);
+  if (kind !== undefined) throw unsupported(displayPath, `${kind} (${extension})`);
   if (startsWith(head, ZIP_MAGIC)) throw unsupported(displayPath, 'a zip archive (perhaps an .xlsx or .ods workbook with another name)');
   if (startsWith(head, OLE_MAGIC)) throw unsupported(displayPath, 'an Excel 97-2003 (.xls) workbook');
   return 'csv';

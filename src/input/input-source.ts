@@ -55,8 +55,17 @@ export interface InputSource {
   /** The path as the user gave it (used in messages). */
   path: string;
   dialect: InputDialect;
-  /** Column names after cleaning: blank names → `column_N` (N = 1-based position), repeats → `name_2`, `name_3`. */
+  /**
+   * Column names after cleaning, what `{{Column}}` templates use: outer whitespace trimmed, blank names →
+   * `column_N` (N = 1-based position), repeats → `name_2`, `name_3`.
+   */
   columns: string[];
+  /**
+   * The header cells for the output, one per entry of `columns`: the text exactly as in the file for a column whose
+   * name was kept or only trimmed (` Intitulés ` stays ` Intitulés `), the name in `columns` for a blank or repeated
+   * one (`column_N`, `name_2`) and for the extra columns of `--relax-column-count` (`column_N`).
+   */
+  headerCells: string[];
   /** One line per renamed column, e.g. `column 8 has no name; called it column_8`. */
   headerNotes: string[];
   /**

@@ -1,6 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { InputError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import { inputFormat } from './input-format.js';
 import type { InputOptions, InputSource } from './input-source.js';
 import { normalizeInputOptions } from './normalize-options.js';
@@ -13,7 +13,8 @@ import { openXlsx } from './read-xlsx.js';
  * whole by exceljs (fine for the sizes Excel users classify; save very large sheets as CSV).
  * @param path the file as the user named it (relative paths resolve against the working directory).
  * @param options the `classify` reading flags; unset ones are detected.
- * @throws UsageError `USAGE_INVALID_*` for a bad option value.
+ * @throws UsageError `USAGE_INVALID_*` for a bad option value; `USAGE_SHEET_NOT_XLSX` for `--sheet` with a file read
+ *   as delimited text.
  * @throws InputError `INPUT_NOT_FOUND`, `INPUT_NOT_A_FILE`, `INPUT_UNSUPPORTED_FORMAT`, `INPUT_EMPTY`,
  *   `INPUT_ENCODING`, `INPUT_MALFORMED`, `INPUT_SHEET_NOT_FOUND`, and from `records()` `INPUT_COLUMN_COUNT`…
  */
@@ -39,6 +40,12 @@ export async function openInput(path: string, options: InputOptions): Promise<In
   const head = await readMagic(path);
   const format = inputFormat(path, head);
   if (format === 'xlsx') return openXlsx({ path, displayPath: path, size: info.size }, normalized);
+  if (normalized.sheet !== undefined) {
+    throw new UsageError(
+      'USAGE_SHEET_NOT_XLSX',
+      `--sheet applies to XLSX input only; ${path} is read as delimited text (CSV/TSV). Remove --sheet ${JSON.stringify(normalized.sheet)}.`,
+    );
+  }
   return openCsv(
     { path, displayPath: path, size: info.size, tsv: extname(path).toLowerCase() === '.tsv' },
     normalized,

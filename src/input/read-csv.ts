@@ -67,13 +67,14 @@ export async function openCsv(file: CsvFile, options: NormalizedInputOptions): P
   }
   const headerFields = header.cells.length;
   const width = options.relaxColumnCount ? await widestRecord(plan, headerFields) : headerFields;
-  const headerCells = [...header.cells];
-  while (headerCells.length < width) headerCells.push('');
-  const { columns, notes, ambiguous } = cleanHeader(headerCells);
+  const rawHeader = [...header.cells];
+  while (rawHeader.length < width) rawHeader.push('');
+  const { columns, headerCells, notes, ambiguous } = cleanHeader(rawHeader);
   if (width > headerFields) {
+    const extra = columns.slice(headerFields);
     notes.push(
-      `some records have up to ${width} fields, the header ${headerFields}: the extra columns are named ` +
-        `${columns.slice(headerFields).join(', ')} (--relax-column-count)`,
+      `some records have up to ${width} fields, the header ${headerFields}: ` +
+        `${extra.length === 1 ? 'the extra column is named' : 'the extra columns are named'} ${extra.join(', ')} (--relax-column-count)`,
     );
   }
 
@@ -91,6 +92,7 @@ export async function openCsv(file: CsvFile, options: NormalizedInputOptions): P
     path: file.displayPath,
     dialect,
     columns,
+    headerCells,
     headerNotes: notes,
     ambiguousColumns: ambiguous,
     size: file.size,

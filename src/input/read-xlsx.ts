@@ -52,11 +52,15 @@ export async function openXlsx(file: XlsxFile, options: NormalizedInputOptions):
   let width = 0;
   for (let r = headerRow; r <= lastRow; r += 1) width = Math.max(width, rowWidth(sheet.findRow(r)));
 
-  const headerCells = rowCells(sheet.findRow(headerRow), width, date1904);
-  const { columns, notes, ambiguous } = cleanHeader(headerCells);
+  const rawHeader = rowCells(sheet.findRow(headerRow), width, date1904);
+  const { columns, headerCells, notes, ambiguous } = cleanHeader(rawHeader);
   const headerFields = rowWidth(sheet.findRow(headerRow));
   if (width > headerFields) {
-    notes.push(`cells to the right of the header's last cell (column ${headerFields}) are in columns named ${columns.slice(headerFields).join(', ')}`);
+    const extra = columns.slice(headerFields);
+    notes.push(
+      `cells to the right of the header's last cell (column ${headerFields}) are in ` +
+        `${extra.length === 1 ? 'a column' : 'columns'} named ${extra.join(', ')}`,
+    );
   }
   const dialect: InputDialect = {
     format: 'xlsx',
@@ -72,6 +76,7 @@ export async function openXlsx(file: XlsxFile, options: NormalizedInputOptions):
     path: file.displayPath,
     dialect,
     columns,
+    headerCells,
     headerNotes: notes,
     ambiguousColumns: ambiguous,
     size: file.size,

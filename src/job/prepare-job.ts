@@ -46,5 +46,5 @@ export async function prepareJob(input: string, raw: RawClassifyOptions, env: No
     examples,
   });
   const features = requestFeatures({ template, system: config.system, labels: config.labels, schema: config.schema?.json, examples });
-  return { config, source, template, examples, mode, layout: resultLayout(source.columns, config.schema?.properties), build, features };
+  return { config, source, template, examples, mode, layout: resultLayout(source.columns, source.headerCells, config.schema?.properties), build, features };
 }

@@ -21,7 +21,7 @@ import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
 import { RateLimitPolicy } from '../schedule/rate-limit-policy.js';
 import { TokenEstimator } from '../schedule/token-estimator.js';
 import type { RowOutcome, WorkItem } from '../schedule/work-item.js';
-import { formatCount, RateMeter, type ProgressSnapshot } from '../report/progress-snapshot.js';
+import { countOf, formatCount, RateMeter, type ProgressSnapshot } from '../report/progress-snapshot.js';
 import type { Reporter } from '../report/reporter.js';
 import type { JobSummary } from '../report/summary.js';
 import { DailyUsageFile } from './daily-usage-file.js';
@@ -33,7 +33,7 @@ import { chooseReporter } from './choose-reporter.js';
 import { resolveEndpoint, type Endpoint } from './endpoint.js';
 import { rowsToSend } from './row-source.js';
 import { appendRunLog } from './run-log.js';
-import { writeResults } from './write-results.js';
+import { outputDialect, writeResults } from './write-results.js';
 import { checkOutputTarget } from './check-output.js';
 
 export interface CommandIo {
@@ -246,12 +246,9 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     layout: prepared.layout,
     spec: {
       target: outputTarget,
-      delimiter: source.dialect.delimiter,
-      // A UTF-8 input keeps its BOM or its absence; any other encoding is written as UTF-8 with a BOM, which Excel
-      // reads right (writing Windows-1252 back would lose characters the model may answer with).
-      bom: source.dialect.bom || source.dialect.encoding !== 'utf-8',
-      lineBreak: source.dialect.lineBreak,
+      ...outputDialect(source),
       escapeFormulas: config.escapeFormulas,
+      onWarning: (text) => reporter.notice(text),
     },
   });
   if (written !== total) outputNote = `${outputNote ?? 'stdout'} (${written} rows; expected ${total})`;
@@ -292,20 +289,20 @@ function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: n
       const notOk = total - byStatus.ok;
       return notOk === 0
         ? { exitCode: ExitCode.Ok, ending: 'finished: every row ok' }
-        : { exitCode: ExitCode.SomeRowsNotOk, ending: `finished: ${formatCount(notOk)} of ${formatCount(total)} rows not ok` };
+        : { exitCode: ExitCode.SomeRowsNotOk, ending: `finished: ${formatCount(notOk)} of ${countOf(total, 'row')} not ok` };
     }
     case 'interrupted':
-      return { exitCode: ExitCode.Stopped, ending: `interrupted: ${formatCount(byStatus.pending)} rows pending` };
+      return { exitCode: ExitCode.Stopped, ending: `interrupted: ${countOf(byStatus.pending, 'row')} pending` };
     case 'parked':
       return {
         exitCode: ExitCode.Stopped,
-        ending: `stopped: every project is parked (${end.reasons.join('; ')}); capacity returns at ${pacificClock(end.until)}; ${formatCount(byStatus.pending)} rows pending`,
+        ending: `stopped: every project is parked (${end.reasons.join('; ')}); capacity returns at ${pacificClock(end.until)}; ${countOf(byStatus.pending, 'row')} pending`,
       };
     case 'unavailable':
       // Keys refused or no quota for the model (limit: 0): running again the same way cannot help.
-      return { exitCode: ExitCode.Usage, ending: `stopped: no key can send (${end.reasons.join('; ')}); ${formatCount(byStatus.pending)} rows pending — fix the keys or the model, then run again` };
+      return { exitCode: ExitCode.Usage, ending: `stopped: no key can send (${end.reasons.join('; ')}); ${countOf(byStatus.pending, 'row')} pending — fix the keys or the model, then run again` };
     case 'outage':
-      return { exitCode: ExitCode.Stopped, ending: `stopped: ${end.reason} (${endpoint}); ${formatCount(byStatus.pending)} rows pending` };
+      return { exitCode: ExitCode.Stopped, ending: `stopped: ${end.reason} (${endpoint}); ${countOf(byStatus.pending, 'row')} pending` };
     case 'fatal':
       throw new UsageError('MODEL_UNAVAILABLE', `${end.failure.message}\nCheck --model (e.g. gemini-2.5-flash). Rows already done are kept in the journal.`);
   }

@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 import { defaultJobDir, jobFiles } from '../journal/job-dir.js';
 import { Journal } from '../journal/journal.js';
 import { readManifest } from '../journal/manifest.js';
-import { formatCount } from '../report/progress-snapshot.js';
+import { countOf, formatCount } from '../report/progress-snapshot.js';
 import { ROW_STATUSES, type RowStatus } from '../row-status.js';
 import { readRunLog } from './run-log.js';
 import { priceOf, requestCost } from '../plan/price-table.js';
@@ -63,7 +63,7 @@ export async function runStatus(target: string, options: { jobDir?: string; json
       [
         `job ${dir} — ${manifest.input.path}, model ${String(manifest.settings.model)}`,
         `rows: ${formatCount(records)} — ${statuses.join(', ') || 'none'}`,
-        `remaining: ${formatCount(byStatus.pending)} rows${byStatus.pending > 0 ? ' (run the same classify command again to resume)' : ''}`,
+        `remaining: ${countOf(byStatus.pending, 'row')}${byStatus.pending > 0 ? ' (run the same classify command again to resume)' : ''}`,
         `tokens: input ${formatCount(totals.input)} · output ${formatCount(totals.output)} · thinking ${formatCount(totals.thoughts)}` +
           (costUsd !== undefined ? ` · cost so far ≈ $${costUsd.toFixed(costUsd < 1 ? 4 : 2)} at list price` : ''),
         `requests: ${formatCount(requests)} in ${runs.length} run${runs.length === 1 ? '' : 's'} · 429s: ${formatCount(rateLimited)} · retries: ${formatCount(Math.max(0, totals.attempts - done))}`,

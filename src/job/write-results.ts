@@ -17,12 +17,12 @@ export interface ResultLayout {
 }
 
 /**
- * The output header and the result cells. A result column whose name the input already uses gets a `_2` suffix, as
- * repeated header names do.
+ * The output header and the result cells. The input's columns keep their header cells as written (InputSource.headerCells);
+ * a result column whose name the input already uses gets a `_2` suffix, as repeated header names do.
  * @param properties the --schema properties, or undefined for the single `label` column.
  */
-export function resultLayout(inputColumns: readonly string[], properties: readonly string[] | undefined): ResultLayout {
-  const taken = new Set(inputColumns);
+export function resultLayout(inputColumns: readonly string[], headerCells: readonly string[], properties: readonly string[] | undefined): ResultLayout {
+  const taken = new Set([...inputColumns, ...headerCells]);
   const unique = (name: string) => {
     let candidate = name;
     for (let n = 2; taken.has(candidate); n++) candidate = `${name}_${n}`;
@@ -30,7 +30,7 @@ export function resultLayout(inputColumns: readonly string[], properties: readon
     return candidate;
   };
   const resultNames = (properties ?? ['label']).map(unique);
-  const header = [...inputColumns, ...resultNames, unique('status'), unique('error')];
+  const header = [...headerCells, ...resultNames, unique('status'), unique('error')];
   return {
     header,
     resultCells: properties
@@ -45,6 +45,19 @@ export interface WriteResultsOptions {
   journal: Journal;
   layout: ResultLayout;
   spec: Omit<OutputSpec, 'columns'>;
+}
+
+/** How the output file should be written so that it opens the way the input did (../shared/DESIGN.md "Output"). */
+export function outputDialect(input: InputSource): Pick<OutputSpec, 'delimiter' | 'bom' | 'lineBreak' | 'sepLine'> {
+  const d = input.dialect;
+  return {
+    delimiter: d.delimiter,
+    // A UTF-8 input keeps its BOM or its absence; any other encoding is written as UTF-8 with a BOM, which Excel reads
+    // right (writing Windows-1252 back would lose any character the model answers with that it cannot hold).
+    bom: d.bom || d.encoding !== 'utf-8',
+    lineBreak: d.lineBreak,
+    sepLine: d.sepLine,
+  };
 }
 
 /** Streams the output file; resolves once it is renamed into place. @returns rows written. */

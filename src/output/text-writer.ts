@@ -34,6 +34,6 @@ export async function createTextWriter(
  */
 export function checkCellCount(cells: readonly string[], columnCount: number): void {
   if (cells.length !== columnCount) {
-    throw new GeminiBatchError('OUTPUT_CELL_COUNT', `an output row has ${cells.length} cells for ${columnCount} columns`, ExitCode.Internal);
+    throw new GeminiBatchError('OUTPUT_CELL_COUNT', `an output row has ${cells.length} cell${cells.length === 1 ? '' : 's'} for ${columnCount} column${columnCount === 1 ? '' : 's'}`, ExitCode.Internal);
   }
 }

@@ -1,14 +1,15 @@
 /**
  * XLSX output with exceljs's streaming WorkbookWriter: one sheet named `classified`, a bold header row frozen at the
  * top, column widths from the header and the first rows. Every cell is an inline string (`t="inlineStr"`), so
- * `01.0101` or `1e5` stay text and no cell is ever a formula. Rows are written as they come, never held whole.
+ * `01.0101` or `1e5` stay text and no cell is ever a formula when the file opens; a cell that would become one when
+ * edited (`=…`, `- …`) gets Excel's quotePrefix style. Rows are written as they come, never held whole.
  */
 import { once } from 'node:events';
 import type fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { UsageError } from '../errors.js';
-import { escapeFormula } from './escape-formula.js';
+import { escapeFormula, needsFormulaEscape } from './escape-formula.js';
 import { openTempFile, publishTempFile, removeTempFile, writeFailed } from './output-file.js';
 import type { OutputSpec, OutputWriter } from './output-writer.js';
 import { checkCellCount } from './text-writer.js';
@@ -31,10 +32,25 @@ const ROWS_PER_YIELD = 256;
 
 type Cell = { richText: { text: string }[] };
 
+/** A cell ready for the sheet: its text as XLSX stores it, and whether it gets the quotePrefix style. */
+interface PreparedCell {
+  text: string;
+  quotePrefix: boolean;
+}
+
+/** The first cell cut to Excel's limit, for the warning. */
+interface CutCell {
+  column: string | undefined;
+  /** The sheet row, e.g. `row 2`. */
+  where: string;
+  length: number;
+}
+
 /**
- * Writes `spec.target` as XLSX. Cells are neutralized (./escape-formula.ts) unless `spec.escapeFormulas` is false,
- * control characters and CR are stored as Excel stores them (`_x000D_`), and a cell longer than Excel's 32,767
- * characters is cut (with `spec.onWarning`).
+ * Writes `spec.target` as XLSX. A cell that could run as a formula (./escape-formula.ts) keeps its text and gets the
+ * quotePrefix style (see {@link quotePrefixStyle}), unless `spec.escapeFormulas` is false; control characters and CR
+ * are stored as Excel stores them (`_x000D_`); a cell longer than Excel's 32,767 characters is cut, and `commit()`
+ * calls `spec.onWarning` once with the number of cells cut.
  * @throws UsageError code `OUTPUT_XLSX_LIMIT` (exit 2) for more than 16,384 columns, and from `write()` for more
  *   than 1,048,575 data rows; `OUTPUT_UNWRITABLE` when the target cannot be created.
  */
@@ -50,8 +66,12 @@ class XlsxWriter implements OutputWriter {
   readonly format = 'xlsx' as const;
   private readonly workbook: ExcelJS.stream.xlsx.WorkbookWriter;
   private readonly sheet: ExcelJS.Worksheet;
-  private sample: string[][] | null = [];
+  private sample: PreparedCell[][] | null = [];
   private rows = 0;
+  /** Styles with quotePrefix for data and header cells; undefined when exceljs cannot carry it (then a `'` is added). */
+  private readonly quoted: { data: Partial<ExcelJS.Style>; header: Partial<ExcelJS.Style> } | undefined;
+  private cutCells = 0;
+  private firstCut: CutCell | undefined;
   private failure: unknown;
   private state: 'open' | 'committing' | 'committed' | 'aborted' = 'open';
   private committing: Promise<void> | undefined;
@@ -64,6 +84,11 @@ class XlsxWriter implements OutputWriter {
     stream.on('error', (error) => (this.failure ??= error));
     this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
     this.sheet = this.workbook.addWorksheet('classified', { views: [{ state: 'frozen', ySplit: 1 }] });
+    if (spec.escapeFormulas !== false) {
+      const data = quotePrefixStyle(this.workbook, {});
+      const header = quotePrefixStyle(this.workbook, { font: HEADER_FONT });
+      this.quoted = data && header ? { data, header } : undefined;
+    }
   }
 
   async write(cells: readonly string[]): Promise<void> {
@@ -73,13 +98,13 @@ class XlsxWriter implements OutputWriter {
     if (++this.rows >= XLSX_MAX_ROWS) {
       throw new UsageError('OUTPUT_XLSX_LIMIT', `${this.spec.target}: an XLSX sheet holds at most ${XLSX_MAX_ROWS - 1} rows under its header; write .csv instead`);
     }
-    const prepared = cells.map((cell, i) => this.prepare(cell, i, `row ${this.rows}`));
+    const prepared = cells.map((cell, i) => this.prepare(cell, i, `row ${this.rows + 1}`));
     if (this.sample) {
       this.sample.push(prepared);
       if (this.sample.length >= WIDTH_SAMPLE_ROWS) this.start();
       return;
     }
-    this.sheet.addRow(prepared.map(inline)).commit();
+    this.addRow(prepared, false);
     if (this.rows % ROWS_PER_YIELD === 0) await this.backpressure();
   }
 
@@ -112,22 +137,46 @@ class XlsxWriter implements OutputWriter {
       this.state = 'open'; // abort() may still remove the temporary file
       throw writeFailed(this.spec.target, error);
     }
+    this.warnAboutCutCells();
+  }
+
+  /** One warning for the whole output: how many cells were cut to Excel's limit, and where the first one is. */
+  private warnAboutCutCells(): void {
+    const first = this.firstCut;
+    if (first === undefined) return;
+    const count = this.cutCells === 1 ? '1 cell was' : `${this.cutCells.toLocaleString('en-US')} cells were`;
+    this.spec.onWarning?.(
+      `${this.spec.target}: ${count} longer than Excel's ${XLSX_MAX_CELL_CHARS.toLocaleString('en-US')} characters and ` +
+        `cut to that length (the first: column ${JSON.stringify(first.column)} in ${first.where}, ` +
+        `${first.length.toLocaleString('en-US')} characters); write .csv or .jsonl to keep every character`,
+    );
+  }
+
+  /** Adds one row of prepared cells to the sheet and commits it (the header row in bold). */
+  private addRow(cells: readonly PreparedCell[], header: boolean): void {
+    const row = this.sheet.addRow(cells.map((cell) => inline(cell.text)));
+    if (header) row.font = HEADER_FONT;
+    const style = header ? this.quoted?.header : this.quoted?.data;
+    if (style) {
+      cells.forEach((cell, i) => {
+        if (cell.quotePrefix) row.getCell(i + 1).style = style;
+      });
+    }
+    row.commit();
   }
 
   /** Fixes the column widths from the header and the sampled rows, then writes them. */
   private start(): void {
     const sample = this.sample ?? [];
     this.sample = null;
-    const header = this.spec.columns.map((c, i) => this.prepare(c, i, 'the header'));
+    const header = this.spec.columns.map((c, i) => this.prepare(c, i, 'row 1 (the header)'));
     this.sheet.columns = header.map((name, i) => {
-      let width = displayWidth(name) + 2; // room for the filter arrow a user may add
-      for (const row of sample) width = Math.max(width, displayWidth(row[i] ?? ''));
+      let width = displayWidth(name.text) + 2; // room for the filter arrow a user may add
+      for (const row of sample) width = Math.max(width, displayWidth(row[i]?.text ?? ''));
       return { width: Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, width + 1)) };
     });
-    const headerRow = this.sheet.addRow(header.map(inline));
-    headerRow.font = { bold: true };
-    headerRow.commit();
-    for (const row of sample) this.sheet.addRow(row.map(inline)).commit();
+    this.addRow(header, true);
+    for (const row of sample) this.addRow(row, false);
   }
 
   /**
@@ -146,17 +195,19 @@ class XlsxWriter implements OutputWriter {
     }
   }
 
-  /** The cell as XLSX stores it: neutralized, cut to Excel's limit, special characters encoded. */
-  private prepare(cell: string, column: number, where: string): string {
-    let text = this.spec.escapeFormulas === false ? cell : escapeFormula(cell);
+  /**
+   * The cell as XLSX stores it: marked quotePrefix (or, without that style, prefixed with `'`) when it could run as a
+   * formula, cut to Excel's limit (counted for the warning), special characters encoded.
+   */
+  private prepare(cell: string, column: number, where: string): PreparedCell {
+    const neutralize = this.spec.escapeFormulas !== false && needsFormulaEscape(cell);
+    let text = neutralize && this.quoted === undefined ? escapeFormula(cell) : cell;
     if (text.length > XLSX_MAX_CELL_CHARS) {
-      this.spec.onWarning?.(
-        `${this.spec.target}: the cell of column ${JSON.stringify(this.spec.columns[column])} in ${where} has ` +
-          `${text.length.toLocaleString('en-US')} characters; it was cut to Excel's ${XLSX_MAX_CELL_CHARS.toLocaleString('en-US')}`,
-      );
-      text = text.slice(0, XLSX_MAX_CELL_CHARS);
+      this.cutCells += 1;
+      this.firstCut ??= { column: this.spec.columns[column], where, length: text.length };
+      text = cutToCellLimit(text);
     }
-    return encodeXlsxText(text);
+    return { text: encodeXlsxText(text), quotePrefix: neutralize && this.quoted !== undefined };
   }
 }
 
@@ -169,6 +220,46 @@ export function encodeXlsxText(text: string): string {
   return text.replace(/_(?=x[0-9A-Fa-f]{4}_)|[\u0000-\u0008\u000b-\u001f\ufffe\uffff]/g, (c) =>
     `_x${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`,
   );
+}
+
+/** `text` cut to Excel's 32,767 characters, one fewer when the cut would split a surrogate pair (an emoji). */
+function cutToCellLimit(text: string): string {
+  const last = text.charCodeAt(XLSX_MAX_CELL_CHARS - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? XLSX_MAX_CELL_CHARS - 1 : XLSX_MAX_CELL_CHARS);
+}
+
+/** The font of the header row. */
+const HEADER_FONT: Partial<ExcelJS.Font> = { bold: true };
+
+/** What {@link quotePrefixStyle} uses of exceljs 4.4's style manager (`WorkbookWriter.styles`, a StylesXform). */
+interface ExcelJsStyleManager {
+  addStyleModel(model: Partial<ExcelJS.Style>, cellType?: ExcelJS.ValueType): number;
+  model: { styles: unknown[] };
+  weakMap: WeakMap<object, number>;
+}
+
+/**
+ * A cell style with `quotePrefix="1"` on its `xf` (ECMA-376 Part 1, §18.8.45): what Excel sets when a user types
+ * `'=x`. The cell shows its text unchanged, and Excel keeps it text when the cell is edited instead of turning it
+ * into a formula. exceljs 4.4 has no such style property (its StyleXform writes number format, font, fill, border,
+ * alignment and protection only), so the `xf` is added to its style manager as XML: the manager's own `xf` for
+ * `base` with the attribute added, appended to `model.styles` (the `cellXfs` written at commit), and the returned
+ * style object is entered in the manager's cache (`weakMap`), which `addStyleModel` consults before anything else
+ * when a cell with that style is written.
+ * @returns the style to give cells, or undefined when those internals are not as expected (the caller then
+ *   prefixes the text with `'`).
+ */
+export function quotePrefixStyle(workbook: ExcelJS.stream.xlsx.WorkbookWriter, base: Partial<ExcelJS.Style>): Partial<ExcelJS.Style> | undefined {
+  const styles = (workbook as unknown as { styles?: Partial<ExcelJsStyleManager> }).styles;
+  if (typeof styles?.addStyleModel !== 'function' || !Array.isArray(styles.model?.styles) || !(styles.weakMap instanceof WeakMap)) {
+    return undefined;
+  }
+  const baseXml = styles.model.styles[styles.addStyleModel({ ...base }, ExcelJS.ValueType.RichText)];
+  if (typeof baseXml !== 'string' || !/^<xf\s[^>]*\/>$/.test(baseXml) || baseXml.includes('quotePrefix')) return undefined;
+  const style: Partial<ExcelJS.Style> = {};
+  styles.weakMap.set(style, styles.model.styles.length);
+  styles.model.styles.push(baseXml.replace(/\s*\/>$/, ' quotePrefix="1"/>'));
+  return style;
 }
 
 /** True when a writable (Node's, or readable-stream 2's, which lacks `writableNeedDrain`) asked for 'drain'. */

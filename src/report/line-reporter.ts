@@ -2,7 +2,7 @@
  * Plain progress lines for logs and pipes (stdout not a TTY): one line every `intervalMs`, notices as they come, then
  * the summary.
  */
-import { formatCount, formatDuration, type ProgressSnapshot } from './progress-snapshot.js';
+import { countOf, formatCount, formatDuration, type ProgressSnapshot } from './progress-snapshot.js';
 import type { JobHeader, Reporter } from './reporter.js';
 import { formatSummary, type JobSummary } from './summary.js';
 
@@ -21,7 +21,7 @@ export class LineReporter implements Reporter {
     const lines = [
       `gemini-batch: ${h.input} (${h.inputDescription})`,
       ...h.headerNotes.map((n) => `  note: ${n}`),
-      `model ${h.model} at ${h.endpoint} · ${formatCount(h.total)} rows` +
+      `model ${h.model} at ${h.endpoint} · ${countOf(h.total, 'row')}` +
         (h.resumed > 0 ? ` · ${formatCount(h.resumed)} already done, ${formatCount(h.toSend)} to send` : ''),
       ...h.pools.map((p) => `  ${p}`),
       ...h.limits.map((l) => `  ${l}`),

@@ -74,3 +74,8 @@ export function formatDuration(ms: number | undefined): string {
 export function formatCount(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
+
+/** `1 row`, `2,048 rows`: a count with its noun, singular or plural. */
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${formatCount(n)} ${Math.round(n) === 1 ? noun : plural}`;
+}

@@ -18,7 +18,7 @@ export class TtyReporter implements Reporter {
     this.#bar = new cliProgress.SingleBar(
       {
         stream: out,
-        format: '{bar} {value}/{total} rows | {rate} rows/s | ETA {eta} | 429s {r429} | {tokens}',
+        format: '{bar} {value}/{total} rows | {rate} rows/s | ETA {remaining} | 429s {r429} | {tokens}',
         hideCursor: true,
         clearOnComplete: false,
         fps: 5,
@@ -29,7 +29,7 @@ export class TtyReporter implements Reporter {
 
   start(h: JobHeader): void {
     new LineReporter(this.#out).start(h);
-    this.#bar.start(h.total, h.resumed, { rate: '0.0', eta: '–', r429: 0, tokens: '' });
+    this.#bar.start(h.total, h.resumed, { rate: '0.0', remaining: '–', r429: 0, tokens: '' });
     this.#started = true;
   }
 
@@ -37,7 +37,7 @@ export class TtyReporter implements Reporter {
     if (!this.#started) return;
     this.#bar.update(s.done, {
       rate: s.rowsPerSecond.toFixed(1),
-      eta: formatDuration(s.etaMs),
+      remaining: formatDuration(s.etaMs),
       r429: s.rateLimited,
       tokens: `in ${formatCount(s.tokens.input)} out ${formatCount(s.tokens.output + s.tokens.thoughts)}${s.costUsd !== undefined ? ` $${s.costUsd.toFixed(4)}` : ''}`,
     });

@@ -31,14 +31,21 @@ function describeLimits(model: string, l: ModelLimits): string {
   return `${model === '*' ? 'every model' : model}: ${parts.length ? parts.join(' / ') : 'unlimited'} (${l.window.kind} window)`;
 }
 
-/** The banner: URL and how to use it on the first line, then projects, limits and keys. */
+/**
+ * How the banner shows a key: its last 4 characters (`…ab12`), or only `…` for a key of 8 characters or fewer, so
+ * that the whole key is never printed (a scenario may hold real-looking keys, and terminals end up in logs).
+ */
+export function keyTail(key: string): string {
+  return key.length > 8 ? `…${key.slice(-4)}` : '…';
+}
+
+/** The banner: URL and how to use it on the first line, then projects, limits and keys (alias and last 4 characters). */
 function banner(url: string, scenario: Scenario, source: string): string {
   const lines = [`Gemini API simulator on ${url} (${source}); run: gemini-batch classify <input> --base-url ${url}`];
   for (const p of scenario.projects) {
     lines.push(`  project ${p.id} (${p.tier} tier)`);
     for (const [model, l] of Object.entries(p.limits)) lines.push(`    ${describeLimits(model, l)}`);
-    // Scenario keys are fake test keys written in the scenario file; printing them is intended.
-    for (const k of p.keys) lines.push(`    key ${k.alias}: ${k.key}${k.leaked ? ' (leaked: 403)' : ''}`);
+    for (const k of p.keys) lines.push(`    key ${k.alias} ${keyTail(k.key)}${k.leaked ? ' (leaked: 403)' : ''}`);
   }
   if (scenario.acceptAnyKey) lines.push(`  any other key is accepted and charged to project ${scenario.defaultProject}`);
   const faults = Object.entries(scenario.faults.rates).filter(([, rate]) => rate > 0);

@@ -35,6 +35,21 @@ describe('files that cannot be read', () => {
     expect(error.message).toMatch(/CSV.*\.xlsx/);
   });
 
+  test('the messages say "an Excel 97-2003 workbook", with the right article', async () => {
+    const xls = await inputErrorOf(openInput(await scratch.file('book2.xls', 'whatever'), {}));
+    expect(xls.message).toContain('cannot read an Excel 97-2003 workbook (.xls)');
+    const ole = await inputErrorOf(openInput(await scratch.file('old.csv', Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1])), {}));
+    expect(ole.message).toContain('cannot read an Excel 97-2003 (.xls) workbook');
+    const ods = await inputErrorOf(openInput(await scratch.file('sheet.ods', 'whatever'), {}));
+    expect(ods.message).toContain('cannot read an OpenDocument spreadsheet (.ods)');
+    const numbers = await inputErrorOf(openInput(await scratch.file('doc.numbers', 'whatever'), {}));
+    expect(numbers.message).toContain('cannot read an Apple Numbers document (.numbers)');
+    const xlsb = await inputErrorOf(openInput(await scratch.file('b.xlsb', 'whatever'), {}));
+    expect(xlsb.message).toContain('cannot read an Excel binary workbook (.xlsb)');
+    const json = await inputErrorOf(openInput(await scratch.file('j.json', '{}'), {}));
+    expect(json.message).toContain('cannot read a JSON file (.json)');
+  });
+
   test('a workbook saved under a .csv name is refused, not read as garbage text', async () => {
     const zip = await scratch.file('really-a-workbook.csv', Buffer.from([0x50, 0x4b, 0x03, 0x04, 1, 2, 3]));
     expect((await inputErrorOf(openInput(zip, {}))).code).toBe('INPUT_UNSUPPORTED_FORMAT');
@@ -61,6 +76,15 @@ describe('options', () => {
     const error = await openInput(fixture('synthetic-pipe.txt'), options).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as UsageError).code).toBe(code);
+  });
+
+  test.each(['synthetic-pipe.txt', 'cip-2020-nces.csv', 'iab-content-taxonomy-3.1.tsv'])('--sheet with %s (delimited text) is a UsageError USAGE_SHEET_NOT_XLSX', async (name) => {
+    const error = await openInput(fixture(name), { sheet: 'Data' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toMatchObject({ code: 'USAGE_SHEET_NOT_XLSX', exitCode: 2 });
+    expect((error as UsageError).message).toMatch(/^--sheet applies to XLSX input only/);
+    // An empty --sheet is no --sheet.
+    await expect(openInput(fixture(name), { sheet: '' })).resolves.toBeDefined();
   });
 
   test('--header-row skips title lines above the header, and lines count from the top of the file', async () => {

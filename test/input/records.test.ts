@@ -53,11 +53,20 @@ describe('column count', () => {
     ]);
   });
 
+  test('messages count in the singular for one: "has 1 field", "the extra column is named"', async () => {
+    const error = await inputErrorOf(readAll(await openInput(await scratch.file('one-field.csv', 'a;b;c\n1;2;3\nonly\n'), {})));
+    expect(error.message).toContain('has 1 field, but the header (line 1) has 3');
+    const two = await inputErrorOf(readAll(await openInput(await scratch.file('two-fields.csv', 'a;b;c\n1;2\n'), {})));
+    expect(two.message).toContain('has 2 fields, but');
+    const relaxed = await openInput(await scratch.file('one-extra.csv', 'a,b\n1,2,3\n'), { relaxColumnCount: true });
+    expect(relaxed.headerNotes.join('\n')).toContain('the extra column is named column_3 (--relax-column-count)');
+  });
+
   test('--relax-column-count pads short records and names extra columns column_N', async () => {
     const path = await scratch.file('relax.csv', 'a,b,c\n1\n2,3,4,5,6\n7,8,9,,\n');
     const source = await openInput(path, { relaxColumnCount: true });
     expect(source.columns).toEqual(['a', 'b', 'c', 'column_4', 'column_5']);
-    expect(source.headerNotes.join('\n')).toContain('column_4, column_5');
+    expect(source.headerNotes.join('\n')).toContain('the extra columns are named column_4, column_5');
     expect((await readAll(source)).map((r) => r.cells)).toEqual([
       ['1', '', '', '', ''],
       ['2', '3', '4', '5', '6'],

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeFormula } from '../../src/output/escape-formula.js';
+import { escapeFormula, needsFormulaEscape } from '../../src/output/escape-formula.js';
 
 describe('escapeFormula', () => {
   const escaped: string[] = [
@@ -42,6 +42,12 @@ describe('escapeFormula', () => {
   it.each(escaped)('escapes %j', (cell) => expect(escapeFormula(cell)).toBe(`'${cell}`));
   it.each(numbers)('keeps the plain number %j', (cell) => expect(escapeFormula(cell)).toBe(cell));
   it.each(untouched)('keeps %j', (cell) => expect(escapeFormula(cell)).toBe(cell));
+
+  it('needsFormulaEscape is true exactly for the cells escapeFormula prefixes', () => {
+    for (const cell of escaped) expect(needsFormulaEscape(cell)).toBe(true);
+    for (const cell of [...numbers, ...untouched]) expect(needsFormulaEscape(cell)).toBe(false);
+    fc.assert(fc.property(fc.constantFrom('=', '-', '+', '@', 'a'), fc.string(), (first, rest) => needsFormulaEscape(first + rest) === (escapeFormula(first + rest) !== first + rest)));
+  });
 
   it('leaves no cell starting with a formula character, except plain numbers and a lone - or +', () => {
     const trigger = fc.constantFrom('=', '+', '-', '@', '\t', '\r', 'a', '1', ' ');

@@ -1,12 +1,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GeminiBatchError, UsageError } from '../../src/errors.js';
-import { escapeFormula } from '../../src/output/escape-formula.js';
+import { escapeFormula, needsFormulaEscape } from '../../src/output/escape-formula.js';
 import { createOutputWriter, defaultOutputPath, outputFormatFor } from '../../src/output/create-output-writer.js';
 import type { OutputFormat, OutputSpec } from '../../src/output/output-writer.js';
-import { readBack, readSheet } from './read-back.js';
+import { quotePrefixStyle, XLSX_MAX_CELL_CHARS } from '../../src/output/xlsx-writer.js';
+import { openInput } from '../../src/input/open-input.js';
+import { quotePrefixedCells, readBack, readSheet, readXlsxXml } from './read-back.js';
 
 let dir: string;
 beforeEach(() => {
@@ -44,7 +47,8 @@ const FORMATS: [OutputFormat, string][] = [
 ];
 
 describe.each(FORMATS)('%s output read back with its own reader', (format, name) => {
-  const escapes = format !== 'jsonl';
+  // XLSX neutralizes with the quotePrefix style, its text unchanged (tested in 'XLSX' below); JSONL does not.
+  const escapes = format === 'csv' || format === 'tsv';
 
   it('gives back every cell: multi-line, quotes, delimiters, leading zeros, unicode, formulas neutralized', async () => {
     const target = path.join(dir, name);
@@ -97,7 +101,11 @@ describe.each(FORMATS)('%s output read back with its own reader', (format, name)
 
   it('refuses a row without one cell per column (a bug)', async () => {
     const writer = await createOutputWriter({ target: path.join(dir, name), columns: COLUMNS });
-    await expect(async () => writer.write(['only one'])).rejects.toMatchObject({ code: 'OUTPUT_CELL_COUNT', exitCode: 4 });
+    await expect(async () => writer.write(['only one'])).rejects.toMatchObject({
+      code: 'OUTPUT_CELL_COUNT',
+      exitCode: 4,
+      message: 'an output row has 1 cell for 6 columns',
+    });
     await writer.abort();
   });
 });
@@ -128,6 +136,47 @@ describe('CSV dialect', () => {
     expect([...fs.readFileSync(withBom).subarray(0, 4)]).toEqual([0xef, 0xbb, 0xbf, 0x43]);
     expect(fs.readFileSync(without, 'utf8')).toBe('Code\r\né\r\n');
     expect(await readBack(withBom, 'csv')).toEqual([['Code'], ['é']]);
+  });
+
+  it("starts with Excel's sep= line when asked, after the BOM: read back, it opens as the input did", async () => {
+    const target = path.join(dir, 'sep.csv');
+    await writeAll({ target, columns: ['Code', 'Libellé', 'label'], delimiter: ';', bom: true, sepLine: true }, [
+      ['01.1', 'Cultures; non permanentes', 'oui'],
+      ['01.2', 'ligne\ndeux', 'non'],
+    ]);
+    const bytes = fs.readFileSync(target);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bytes.subarray(3).toString('utf8')).toBe('sep=;\r\nCode;Libellé;label\r\n01.1;"Cultures; non permanentes";oui\r\n01.2;"ligne\ndeux";non\r\n');
+    const source = await openInput(target, {});
+    expect(source.dialect).toMatchObject({ sepLine: true, delimiter: ';', bom: true, lineBreak: '\r\n' });
+    expect(source.columns).toEqual(['Code', 'Libellé', 'label']);
+    const cells: string[][] = [];
+    for await (const record of source.records()) cells.push(record.cells);
+    expect(cells).toEqual([
+      ['01.1', 'Cultures; non permanentes', 'oui'],
+      ['01.2', 'ligne\ndeux', 'non'],
+    ]);
+  });
+
+  it('writes the sep= line with the line break asked for, and none unless asked', async () => {
+    const lf = path.join(dir, 'lf.csv');
+    await writeAll({ target: lf, columns: ['a', 'b'], delimiter: '|', lineBreak: '\n', sepLine: true }, [['1', '2']]);
+    expect(fs.readFileSync(lf, 'utf8')).toBe('sep=|\na|b\n1|2\n');
+    const plain = path.join(dir, 'plain.csv');
+    await writeAll({ target: plain, columns: ['a', 'b'], delimiter: ';', sepLine: false }, [['1', '2']]);
+    expect(fs.readFileSync(plain, 'utf8')).toBe('a;b\r\n1;2\r\n');
+  });
+
+  it('writes no sep= line in TSV, JSONL or XLSX', async () => {
+    const tsv = path.join(dir, 'out.tsv');
+    await writeAll({ target: tsv, columns: ['a', 'b'], delimiter: ';', sepLine: true }, [['1', '2']]);
+    expect(fs.readFileSync(tsv, 'utf8')).toBe('a\tb\r\n1\t2\r\n');
+    const jsonl = path.join(dir, 'out.jsonl');
+    await writeAll({ target: jsonl, columns: ['a', 'b'], sepLine: true }, [['1', '2']]);
+    expect(fs.readFileSync(jsonl, 'utf8')).toBe('{"a":"1","b":"2"}\n');
+    const xlsx = path.join(dir, 'out.xlsx');
+    await writeAll({ target: xlsx, columns: ['a', 'b'], delimiter: ';', sepLine: true }, [['1', '2']]);
+    expect(await readBack(xlsx, 'xlsx')).toEqual([['a', 'b'], ['1', '2']]);
   });
 
   it('neutralizes formulas in the header too', async () => {
@@ -180,13 +229,73 @@ describe('XLSX', () => {
     expect(widths[2]).toBeLessThan(60);
   });
 
-  it('cuts a cell over 32,767 characters and says so', async () => {
+  it('marks cells that could run as formulas with the quotePrefix style, their text unchanged', async () => {
+    const target = path.join(dir, 'out.xlsx');
+    await writeAll({ target, columns: COLUMNS });
+    // exceljs reads back every cell exactly as given: no visible `'`, and text, never a formula.
+    expect(await readBack(target, 'xlsx')).toEqual([COLUMNS, ...TRICKY]);
+    const expected = [COLUMNS, ...TRICKY].flatMap((row, r) =>
+      row.flatMap((cell, c) => (needsFormulaEscape(cell) ? [`${String.fromCharCode(65 + c)}${r + 1}`] : [])),
+    );
+    expect(expected).toEqual(['A6', 'B6', 'C6', 'B10']); // =SUM(A1) @cmd "- This class…" "\t=cmd" (not +1, -0.5)
+    expect(await quotePrefixedCells(target)).toEqual(expected);
+    const { styles, sheet } = await readXlsxXml(target);
+    expect(styles).toMatch(/<xf [^>]*quotePrefix="1"\/>/);
+    expect(sheet).toContain('<t>=SUM(A1)</t>');
+    expect(sheet).not.toContain("<t>'");
+    expect(sheet).not.toContain('<f>');
+  });
+
+  it('quotePrefix in the bold header too; none at all with escapeFormulas false', async () => {
+    const target = path.join(dir, 'out.xlsx');
+    await writeAll({ target, columns: ['=cmd', 'ok', '-note'] }, [['-1', '- a', '@x']]);
+    expect(await quotePrefixedCells(target)).toEqual(['A1', 'C1', 'B2', 'C2']);
+    const sheet = await readSheet(target);
+    expect(sheet.getRow(1).getCell(1).text).toBe('=cmd');
+    expect(sheet.getRow(1).getCell(1).font?.bold).toBe(true);
+    expect(sheet.getRow(1).getCell(2).font?.bold).toBe(true);
+    expect(sheet.getRow(2).getCell(2).font?.bold).not.toBe(true);
+
+    const plain = path.join(dir, 'plain.xlsx');
+    await writeAll({ target: plain, columns: ['=cmd', 'ok', '-note'], escapeFormulas: false }, [['-1', '- a', '@x']]);
+    expect(await quotePrefixedCells(plain)).toEqual([]);
+    expect((await readXlsxXml(plain)).styles).not.toContain('quotePrefix');
+    expect(await readBack(plain, 'xlsx')).toEqual([['=cmd', 'ok', '-note'], ['-1', '- a', '@x']]);
+  });
+
+  it('quotePrefixStyle gives up (the writer then adds a `\'`) when exceljs has no style manager as expected', () => {
+    expect(quotePrefixStyle({} as ExcelJS.stream.xlsx.WorkbookWriter, {})).toBeUndefined();
+    const broken = { styles: { addStyleModel: () => 0, model: { styles: ['<xf numFmtId="0"><alignment/></xf>'] }, weakMap: new WeakMap() } };
+    expect(quotePrefixStyle(broken as unknown as ExcelJS.stream.xlsx.WorkbookWriter, {})).toBeUndefined();
+  });
+
+  it('cuts cells over 32,767 characters and says so once, at commit, with the count', async () => {
     const target = path.join(dir, 'out.xlsx');
     const warnings: string[] = [];
-    await writeAll({ target, columns: ['a'], onWarning: (m) => warnings.push(m) }, [['é'.repeat(40_000)]]);
-    expect((await readBack(target, 'xlsx'))[1]![0]).toBe('é'.repeat(32_767));
+    const writer = await createOutputWriter({ target, columns: ['id', 'text'], onWarning: (m) => warnings.push(m) });
+    await writer.write(['1', 'short']);
+    await writer.write(['2', 'é'.repeat(40_000)]);
+    await writer.write(['x'.repeat(32_768), '😀'.repeat(20_000)]);
+    expect(warnings).toEqual([]);
+    await writer.commit();
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/32,767/);
+    expect(warnings[0]).toBe(
+      `${target}: 3 cells were longer than Excel's 32,767 characters and cut to that length ` +
+        '(the first: column "text" in row 3, 40,000 characters); write .csv or .jsonl to keep every character',
+    );
+    const rows = await readBack(target, 'xlsx');
+    expect(rows[2]).toEqual(['2', 'é'.repeat(XLSX_MAX_CELL_CHARS)]);
+    // An emoji is two UTF-16 units: the cut does not split one.
+    expect(rows[3]).toEqual(['x'.repeat(XLSX_MAX_CELL_CHARS), '😀'.repeat(16_383)]);
+  });
+
+  it('says nothing when no cell is cut, and "1 cell" for one', async () => {
+    const warnings: string[] = [];
+    await writeAll({ target: path.join(dir, 'a.xlsx'), columns: ['a'], onWarning: (m) => warnings.push(m) }, [['x'.repeat(XLSX_MAX_CELL_CHARS)]]);
+    expect(warnings).toEqual([]);
+    await writeAll({ target: path.join(dir, 'b.xlsx'), columns: ['a'], onWarning: (m) => warnings.push(m) }, [['x'.repeat(XLSX_MAX_CELL_CHARS + 1)]]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(': 1 cell was longer than');
   });
 
   it('refuses more columns than a sheet holds', async () => {

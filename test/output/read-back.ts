@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
+import JSZip from 'jszip'; // exceljs's own zip reader
 import { expect } from 'vitest';
 import type { OutputFormat } from '../../src/output/output-writer.js';
 
@@ -47,4 +48,29 @@ export async function readSheet(file: string): Promise<ExcelJS.Worksheet> {
   await workbook.xlsx.readFile(file);
   expect(workbook.worksheets.map((w) => w.name)).toEqual(['classified']);
   return workbook.getWorksheet('classified')!;
+}
+
+/** The XML of an XLSX file's first sheet and of its styles, as stored in the zip. */
+export async function readXlsxXml(file: string): Promise<{ sheet: string; styles: string }> {
+  const zip = await JSZip.loadAsync(fs.readFileSync(file));
+  const text = async (name: string): Promise<string> => {
+    const entry = zip.file(name);
+    expect(entry, name).not.toBeNull();
+    return entry!.async('string');
+  };
+  return { sheet: await text('xl/worksheets/sheet1.xml'), styles: await text('xl/styles.xml') };
+}
+
+/**
+ * The addresses (`A2`…) of the cells whose style (`s`, an index into `cellXfs`) has `quotePrefix="1"`, read from
+ * the XML itself: exceljs ignores that attribute when it reads a file.
+ */
+export async function quotePrefixedCells(file: string): Promise<string[]> {
+  const { sheet, styles } = await readXlsxXml(file);
+  const cellXfs = /<cellXfs\b[^>]*>(.*?)<\/cellXfs>/s.exec(styles)?.[1] ?? '';
+  const xfs = [...cellXfs.matchAll(/<xf\b[^>]*?(?:\/>|>.*?<\/xf>)/gs)].map((m) => m[0]);
+  const quoted = new Set(xfs.flatMap((xf, i) => (/\squotePrefix="(?:1|true)"/.test(xf) ? [i] : [])));
+  return [...sheet.matchAll(/<c r="([A-Z]+\d+)"([^>]*)>/g)]
+    .filter((m) => quoted.has(Number(/\ss="(\d+)"/.exec(m[2] ?? '')?.[1] ?? -1)))
+    .map((m) => m[1]!);
 }

@@ -8,10 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { escapeFormula } from '../../src/output/escape-formula.js';
+import { escapeFormula, needsFormulaEscape } from '../../src/output/escape-formula.js';
 import { createOutputWriter } from '../../src/output/create-output-writer.js';
 import type { OutputFormat, OutputSpec } from '../../src/output/output-writer.js';
-import { readBack } from './read-back.js';
+import { quotePrefixedCells, readBack } from './read-back.js';
 
 const DATA = path.resolve(import.meta.dirname, '..', 'fixtures', 'data');
 
@@ -60,8 +60,14 @@ describe.each(FILES)('$name', (file) => {
     const columns = out === 'jsonl' ? header!.map((c, i) => c || `column_${i + 1}`) : header!;
     const target = path.join(dir, `${file.name}.${out}`);
     await write({ target, columns, delimiter: file.delimiter, bom: file.bom }, rows);
-    const escape = (row: string[]) => (out === 'jsonl' ? row : row.map(escapeFormula));
+    // CSV gets a leading `'`; XLSX keeps the text and marks the cell with the quotePrefix style; JSONL neither.
+    const escape = (row: string[]) => (out === 'csv' ? row.map(escapeFormula) : row);
     expect(await readBack(target, out, file.delimiter)).toEqual([escape(columns), ...rows.map(escape)]);
+    if (out === 'xlsx') {
+      const needing = [columns, ...rows].flat().filter(needsFormulaEscape).length;
+      expect(await quotePrefixedCells(target)).toHaveLength(needing);
+      if (file.name.startsWith('nace')) expect(needing).toBeGreaterThan(0);
+    }
   });
 
   it(`neutralizes only cells that start like a formula (${format})`, () => {

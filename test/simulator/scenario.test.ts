@@ -2,16 +2,17 @@
  * Scenario files: the samples load, defaults apply, and every bad field is an InputError naming the file,
  * line:column and JSON path (code SIM_SCENARIO_INVALID).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { generousScenario, loadScenario, parseScenario, withLimitOverrides } from '../../src/simulator/index.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tmp = mkdtempSync(path.join(tmpdir(), 'sim-scenario-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function errorOf(fn: () => unknown): InputError {
   try {

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../src/errors.js';
 import { runSimulateCommand, startSimulator } from '../../src/simulator/index.js';
+import { keyTail } from '../../src/simulator/simulate-command.js';
 import { enumRequest, generate, scenario } from './helpers.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -27,6 +28,14 @@ async function launch(opts: Parameters<typeof runSimulateCommand>[0]) {
   return { url, out: () => out, err: () => err, stop: () => (controller.abort(), done) };
 }
 
+describe('keyTail', () => {
+  it('shows the last 4 characters of a key, nothing of a short one, never the whole key', () => {
+    expect(keyTail('AIzaSyD-secret-part-x7Qa')).toBe('…x7Qa');
+    expect(keyTail('123456789')).toBe('…6789');
+    for (const key of ['12345678', 'abcd', 'a', '']) expect(keyTail(key)).toBe('…');
+  });
+});
+
 describe('runSimulateCommand', () => {
   it('prints the URL with --base-url on its first line, serves any key, and resolves 0 when stopped', async () => {
     const run = await launch({});
@@ -37,9 +46,11 @@ describe('runSimulateCommand', () => {
     await expect(fetch(`${run.url}/__sim/stats`)).rejects.toThrow();
   });
 
-  it('loads --config, lists keys per project, and applies --rpm to every model', async () => {
+  it('loads --config, lists keys per project by alias and last 4 characters, and applies --rpm to every model', async () => {
     const run = await launch({ config: path.join(repo, 'samples', 'scenarios', 'free-tier.json'), rpm: 1 });
-    expect(run.out()).toContain('key free-1: sim-free-key-1');
+    expect(run.out()).toContain('    key free-1 …ey-1\n');
+    expect(run.out()).toContain('    key free-2 …ey-2\n');
+    expect(run.out()).not.toContain('sim-free-key');
     expect(run.out()).toContain('gemini-2.5-flash: 1 RPM / 250,000 TPM / 250 RPD');
     expect((await generate(run.url, enumRequest('a'), 'sim-free-key-1')).status).toBe(200);
     expect((await generate(run.url, enumRequest('b'), 'sim-free-key-2')).status).toBe(429);
