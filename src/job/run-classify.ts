@@ -6,35 +6,33 @@
  * options → keys → input header and template → job directory (manifest, lock, journal) → whole-input scan (first run)
  * → endpoint (simulator) → send → output → summary.
  */
-import { defaultOutputPath } from '../output/output-format.js';
-import type { ClassifyConfig, RawClassifyOptions } from '../config/classify-config.js';
+import type { RawClassifyOptions } from '../config/classify-config.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { createGeminiClient } from '../gemini/gemini-client.js';
 import { answerJudge } from '../gemini/judge-answer.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
-import { modelProfile } from '../prompt/model-profile.js';
-import { ROW_STATUSES, type RowStatus } from '../row-status.js';
-import { Dispatcher, type DispatchEnd, type KeyPool, type ProjectGate } from '../schedule/dispatcher.js';
-import { pacificClock } from '../schedule/pacific-day.js';
-import { ProjectLimiter } from '../schedule/project-limiter.js';
-import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
-import { RateLimitPolicy } from '../schedule/rate-limit-policy.js';
-import { TokenEstimator } from '../schedule/token-estimator.js';
-import type { RowOutcome, WorkItem } from '../schedule/work-item.js';
+import { defaultOutputPath } from '../output/output-format.js';
+import { priceOf } from '../plan/price-table.js';
 import { countOf, formatCount, RateMeter, type ProgressSnapshot } from '../report/progress-snapshot.js';
 import type { Reporter } from '../report/reporter.js';
 import type { JobSummary } from '../report/summary.js';
+import type { RowStatus } from '../row-status.js';
+import { Dispatcher, type DispatchEnd } from '../schedule/dispatcher.js';
+import { pacificClock } from '../schedule/pacific-day.js';
+import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
+import { TokenEstimator } from '../schedule/token-estimator.js';
+import type { RowOutcome, WorkItem } from '../schedule/work-item.js';
+import { buildPools } from './build-pools.js';
+import { checkOutputTarget } from './check-output.js';
+import { chooseReporter } from './choose-reporter.js';
 import { DailyUsageFile } from './daily-usage-file.js';
+import { resolveEndpoint, type Endpoint } from './endpoint.js';
 import { installInterrupts } from './interrupts.js';
+import { JobTally } from './job-tally.js';
 import { openJob, type OpenJob } from './open-job.js';
 import { prepareJob, type PreparedJob } from './prepare-job.js';
-import { priceOf, requestCost } from '../plan/price-table.js';
-import { chooseReporter } from './choose-reporter.js';
-import { resolveEndpoint, type Endpoint } from './endpoint.js';
 import { rowsToSend } from './row-source.js';
 import { appendRunLog } from './run-log.js';
 import { outputDialect, writeResults } from './write-results.js';
-import { checkOutputTarget } from './check-output.js';
 
 export interface CommandIo {
   stdout: NodeJS.WriteStream | NodeJS.WritableStream;
@@ -79,82 +77,21 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   const outputTarget = config.output ?? defaultOutputPath(config.input);
   const reporter: Reporter = chooseReporter(config, io, outputTarget === '-');
 
-  // Per-row counts, kept up to date as rows finish.
-  const byStatus = Object.fromEntries(ROW_STATUSES.map((s) => [s, 0])) as Record<RowStatus, number>;
-  let done = 0;
-  for (const row of journal.rows()) {
-    if (row >= total) continue;
-    byStatus[journal.status(row) as RowStatus]++;
-    done++;
-  }
-  byStatus.pending = total - done;
-  const resumed = done;
-  const earlierTotals = journal.totals();
-  const tokens = { input: earlierTotals.input, output: earlierTotals.output, thoughts: earlierTotals.thoughts };
-
-  // Limits and gates, one per quota project.
-  const profile = modelProfile(config.model);
+  const tally = new JobTally(journal, total, priceOf(config.model, config.price));
   const daily = new DailyUsageFile(job.files.quotaUsage);
-  const gates = new Map<string, ProjectGate>();
   const notices = new Set<string>();
   const notify = (notice: { key: string; text: string }) => {
     if (notices.has(notice.key)) return;
     notices.add(notice.key);
     reporter.notice(notice.text);
   };
-  const now = Date.now();
-  for (const key of endpoint.keys) {
-    if (gates.has(key.project)) continue;
-    const limiter = new ProjectLimiter({
-      project: key.project,
-      model: config.model,
-      limits: startingLimits(config, endpoint.limits, profile.defaultLimits),
-      headroom: config.headroom,
-      daily,
-      now,
-    });
-    gates.set(key.project, { limiter, policy: new RateLimitPolicy(limiter, notify, now) });
-  }
-  const pools: KeyPool[] = endpoint.keys.map((key) => ({
-    alias: key.alias,
-    project: key.project,
-    client: createGeminiClient({ apiKey: key.value, ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}), timeoutMs: config.timeoutMs }),
-    concurrency: config.workersPerKey,
-  }));
-
+  const { gates, pools } = buildPools(config, endpoint, daily, notify);
   const estimator = new TokenEstimator();
   const judge = answerJudge(prepared.mode);
-  const price = priceOf(config.model, config.price);
-  let costUsd = price ? requestCost(price, tokens.input, tokens.output + tokens.thoughts) : undefined;
-
-  let finishedThisRun = 0;
   const record = (item: WorkItem, outcome: RowOutcome) => {
     const previous = journal.status(item.row);
-    const entry: JournalEntry = {
-      row: item.row,
-      fp: item.fingerprint,
-      status: outcome.status,
-      label: outcome.label,
-      ...(outcome.fields ? { fields: outcome.fields } : {}),
-      raw: outcome.raw,
-      finishReason: outcome.finishReason,
-      error: outcome.error,
-      tokens: { ...item.usage },
-      attempts: item.earlierAttempts + item.attempts,
-      key: item.key,
-      time: new Date().toISOString(),
-    };
-    journal.append(entry);
-    if (previous === undefined) {
-      byStatus.pending--;
-      done++;
-    } else byStatus[previous]--;
-    byStatus[outcome.status]++;
-    tokens.input += item.usage.input;
-    tokens.output += item.usage.output;
-    tokens.thoughts += item.usage.thoughts;
-    if (price && costUsd !== undefined) costUsd += requestCost(price, item.usage.input, item.usage.output + item.usage.thoughts);
-    finishedThisRun++;
+    journal.append(journalEntry(item, outcome));
+    tally.finish(previous, outcome.status, item.usage);
   };
 
   const dispatcher = new Dispatcher({
@@ -185,8 +122,8 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     headerNotes: source.headerNotes,
     model: config.model,
     total,
-    resumed,
-    toSend: byStatus.pending + byStatus.skipped + (config.retryErrors ? byStatus.failed + byStatus.blocked + byStatus.invalid_label + byStatus.invalid_output : 0),
+    resumed: tally.resumed,
+    toSend: tally.toSend(config.retryErrors),
     pools: endpoint.keys.map((k) => `${k.alias} → project ${k.project} (${config.workersPerKey} workers)`),
     limits: [...gates.values()].map(({ limiter }) => `project ${limiter.project}: ${describeLimits(limiter.limits)}`),
     jobDir: job.dir,
@@ -199,20 +136,20 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   const meter = new RateMeter();
   const snapshot = (): ProgressSnapshot => {
     const at = Date.now();
-    const rate = meter.sample(at, done);
+    const rate = meter.sample(at, tally.done);
     return {
-      done,
+      done: tally.done,
       total,
-      byStatus: { ...byStatus },
+      byStatus: { ...tally.byStatus },
       requests: dispatcher.stats.requests,
       rateLimited: dispatcher.stats.rateLimited,
       retries: dispatcher.stats.retries,
       inFlight: dispatcher.stats.inFlight,
-      tokens: { ...tokens },
+      tokens: { ...tally.tokens },
       elapsedMs: at - p.started,
       rowsPerSecond: rate,
-      etaMs: rate > 0 ? ((total - done) / rate) * 1000 : undefined,
-      costUsd,
+      etaMs: rate > 0 ? ((total - tally.done) / rate) * 1000 : undefined,
+      costUsd: tally.costUsd,
     };
   };
   const ticker = setInterval(() => reporter.tick(snapshot()), 250);
@@ -253,19 +190,19 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   });
   if (written !== total) outputNote = `${outputNote ?? 'stdout'} (${written} rows; expected ${total})`;
 
-  const { exitCode, ending } = exitFor(end, byStatus, total, endpoint.description);
+  const { exitCode, ending } = exitFor(end, tally.byStatus, total, endpoint.description);
   const summary: JobSummary = {
     exitCode,
     ending,
     total,
-    byStatus: { ...byStatus },
+    byStatus: { ...tally.byStatus },
     requests: dispatcher.stats.requests,
     rateLimited: dispatcher.stats.rateLimited,
     retries: dispatcher.stats.retries,
-    tokens: { ...tokens },
-    costUsd,
+    tokens: { ...tally.tokens },
+    costUsd: tally.costUsd,
     wallMs: Date.now() - p.started,
-    finishedThisRun,
+    finishedThisRun: tally.finishedThisRun,
     output: outputNote,
     jobDir: job.dir,
     resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(io.argv, io.env) : undefined,
@@ -278,7 +215,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     requests: summary.requests,
     rateLimited: summary.rateLimited,
     retries: summary.retries,
-    finished: finishedThisRun,
+    finished: tally.finishedThisRun,
   });
   return exitCode;
 }
@@ -308,16 +245,22 @@ function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: n
   }
 }
 
-function startingLimits(config: ClassifyConfig, endpointLimits: { rpm?: number; tpm?: number; rpd?: number } | undefined, defaults: { rpm: number; tpm: number }): ProjectLimits {
-  const pick = (given: number | undefined, fromEndpoint: number | undefined, fallback: number): QuotaLimit =>
-    given !== undefined ? { value: given, source: 'given' } : fromEndpoint !== undefined ? { value: fromEndpoint, source: 'given' } : { value: fallback, source: 'default' };
-  // A daily limit is enforced only when given or learned from a 429: parking a job on a guessed RPD would stop work
-  // the account may well allow.
-  const rpd = config.rpd ?? endpointLimits?.rpd;
+
+/** The journal line of a finished row. */
+function journalEntry(item: WorkItem, outcome: RowOutcome): JournalEntry {
   return {
-    rpm: pick(config.rpm, endpointLimits?.rpm, defaults.rpm),
-    tpm: pick(config.tpm, endpointLimits?.tpm, defaults.tpm),
-    rpd: rpd === undefined ? undefined : { value: rpd, source: 'given' },
+    row: item.row,
+    fp: item.fingerprint,
+    status: outcome.status,
+    label: outcome.label,
+    ...(outcome.fields ? { fields: outcome.fields } : {}),
+    raw: outcome.raw,
+    finishReason: outcome.finishReason,
+    error: outcome.error,
+    tokens: { ...item.usage },
+    attempts: item.earlierAttempts + item.attempts,
+    key: item.key,
+    time: new Date().toISOString(),
   };
 }
 

@@ -1,0 +1,61 @@
+/**
+ * The running count of a job: rows by status (rows without a result are `pending`), tokens and cost, for the progress
+ * display and the summary. Starts from what the journal already holds and follows each row as it finishes.
+ */
+import type { Journal } from '../journal/journal.js';
+import type { RowTokens } from '../journal/journal-entry.js';
+import { requestCost, type ModelPrice } from '../plan/price-table.js';
+import type { TokenTotals } from '../report/progress-snapshot.js';
+import { ROW_STATUSES, type RowStatus } from '../row-status.js';
+
+export class JobTally {
+  readonly total: number;
+  readonly byStatus: Record<RowStatus, number>;
+  readonly tokens: TokenTotals;
+  /** Rows with a result (this run and earlier ones). */
+  done = 0;
+  /** Rows that already had a result when the run started. */
+  readonly resumed: number;
+  /** Rows finished by this run. */
+  finishedThisRun = 0;
+  /** USD at list price, when the model's price is known. */
+  costUsd: number | undefined;
+  readonly #price: ModelPrice | undefined;
+
+  /** @param total rows of the job (records, or --limit); journal rows past it are not counted. */
+  constructor(journal: Journal, total: number, price: ModelPrice | undefined) {
+    this.total = total;
+    this.#price = price;
+    this.byStatus = Object.fromEntries(ROW_STATUSES.map((s) => [s, 0])) as Record<RowStatus, number>;
+    for (const row of journal.rows()) {
+      if (row >= total) continue;
+      this.byStatus[journal.status(row) as RowStatus]++;
+      this.done++;
+    }
+    this.byStatus.pending = total - this.done;
+    this.resumed = this.done;
+    const t = journal.totals();
+    this.tokens = { input: t.input, output: t.output, thoughts: t.thoughts };
+    this.costUsd = price ? requestCost(price, t.input, t.output + t.thoughts) : undefined;
+  }
+
+  /** Rows this run will send: pending and skipped ones, and with --retry-errors the ones that ended in an error. */
+  toSend(retryErrors: boolean): number {
+    const s = this.byStatus;
+    return s.pending + s.skipped + (retryErrors ? s.failed + s.blocked + s.invalid_label + s.invalid_output : 0);
+  }
+
+  /** A row finished: `previous` is its status before (undefined when it had none). */
+  finish(previous: RowStatus | undefined, status: RowStatus, usage: RowTokens): void {
+    if (previous === undefined) {
+      this.byStatus.pending--;
+      this.done++;
+    } else this.byStatus[previous]--;
+    this.byStatus[status]++;
+    this.tokens.input += usage.input;
+    this.tokens.output += usage.output;
+    this.tokens.thoughts += usage.thoughts;
+    if (this.#price && this.costUsd !== undefined) this.costUsd += requestCost(this.#price, usage.input, usage.output + usage.thoughts);
+    this.finishedThisRun++;
+  }
+}
