@@ -1,9 +1,8 @@
 /**
  * A row on its way through the scheduler, and what becomes of it.
  */
-import type { RowTokens } from '../journal/journal-entry.js';
+import type { JournalEntry, RowTokens } from '../journal/journal-entry.js';
 import type { RequestVariant } from '../prompt/build-request.js';
-import type { RowStatus } from '../row-status.js';
 
 /** A row to send. Created by the job for each row without a result; mutated only by the dispatcher. */
 export interface WorkItem {
@@ -31,15 +30,8 @@ export interface WorkItem {
   key: string | null;
 }
 
-/** The final outcome of a row: what the journal records beside its id. */
-export interface RowOutcome {
-  status: Exclude<RowStatus, 'pending'>;
-  label: string | null;
-  fields?: Record<string, string>;
-  raw: string | null;
-  finishReason: string | null;
-  error: string | null;
-}
+/** The final outcome of a row: what the journal records of it beside its id, tokens and attempts. */
+export type RowOutcome = Pick<JournalEntry, 'status' | 'label' | 'fields' | 'raw' | 'finishReason' | 'error'>;
 
 /** What the job makes of an HTTP 200 answer. */
 export type Verdict =
