@@ -129,6 +129,7 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     throw new UsageError('OPTION_MISSING', 'Give the prompt with --prompt "…{{Column}}…" or --prompt-file FILE.');
   }
   const system = raw.system ?? (raw.systemFile !== undefined ? await readTextOption('--system-file', raw.systemFile) : undefined);
+  if (raw.systemFile !== undefined && system?.trim() === '') throw new UsageError('OPTION_INVALID', `--system-file ${raw.systemFile} is empty.`);
   let labels: string[] | undefined;
   if (raw.labels !== undefined) labels = parseLabelList(raw.labels);
   else if (raw.labelsFile !== undefined) labels = parseLabelLines(await readTextOption('--labels-file', raw.labelsFile), raw.labelsFile);

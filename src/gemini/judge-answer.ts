@@ -65,11 +65,12 @@ export function answerJudge(mode: AnswerMode): (answer: GenerateAnswer) => Verdi
       case 'labels': {
         const label = matchLabel(raw, mode.labels);
         if (label !== null) return final(outcome('ok', null, label));
+        const cut = finishReason === 'MAX_TOKENS' ? ' (cut at maxOutputTokens: finishReason MAX_TOKENS)' : '';
         return {
           kind: 'retry',
           retryKind: 'invalid-label',
-          variant: undefined,
-          fallback: outcome('invalid_label', `answer ${JSON.stringify(clip(raw))} is not one of the labels`),
+          variant: cut ? { moreOutput: true } : undefined,
+          fallback: outcome('invalid_label', `answer ${JSON.stringify(clip(raw))} is not one of the labels${cut}`),
         };
       }
       case 'schema': {
@@ -80,7 +81,7 @@ export function answerJudge(mode: AnswerMode): (answer: GenerateAnswer) => Verdi
           kind: 'retry',
           retryKind: 'invalid-output',
           variant: moreOutput ? { moreOutput: true } : undefined,
-          fallback: outcome('invalid_output', result.error),
+          fallback: outcome('invalid_output', moreOutput ? `${result.error} (cut at maxOutputTokens: finishReason MAX_TOKENS)` : result.error),
         };
       }
       case 'text':

@@ -2,8 +2,7 @@
  * Checks the output target before any request is sent: a wrong extension, a missing or unwritable folder, or the
  * input itself as the output must stop the job with exit 2 before a single row is paid for.
  */
-import { access, realpath, stat } from 'node:fs/promises';
-import { constants } from 'node:fs';
+import { open, realpath, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { outputFormatFor } from '../output/output-format.js';
@@ -23,9 +22,13 @@ export async function checkOutputTarget(target: string, input: string): Promise<
   const folder = path.dirname(path.resolve(target));
   const folderStat = await stat(folder).catch(() => null);
   if (!folderStat?.isDirectory()) throw new UsageError('OUTPUT_UNWRITABLE', `cannot write the output ${target}: the folder ${path.dirname(target)} does not exist`);
+  // Create and remove a file there: permission bits do not tell (root passes access(W_OK) on /proc and /sys).
+  const probe = path.join(folder, `.gemini-batch-probe-${process.pid}`);
   try {
-    await access(folder, constants.W_OK);
-  } catch {
-    throw new UsageError('OUTPUT_UNWRITABLE', `cannot write the output ${target}: the folder ${path.dirname(target)} is not writable`);
+    await (await open(probe, 'wx')).close();
+    await rm(probe, { force: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new UsageError('OUTPUT_UNWRITABLE', `cannot write the output ${target}: files cannot be created in ${path.dirname(target) || '.'} (${code})`);
   }
 }

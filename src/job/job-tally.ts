@@ -36,7 +36,18 @@ export class JobTally {
     this.resumed = this.done;
     const t = journal.totals();
     this.tokens = { input: t.input, output: t.output, thoughts: t.thoughts };
-    this.costUsd = price ? requestCost(price, t.input, t.output + t.thoughts) : undefined;
+    // With --limit, results of rows past it (an earlier, longer run) are not this job's: take their tokens out.
+    if (journal.size > this.done) {
+      for (const row of journal.rows()) {
+        if (row < total) continue;
+        const entry = journal.get(row);
+        if (!entry) continue;
+        this.tokens.input -= entry.tokens.input;
+        this.tokens.output -= entry.tokens.output;
+        this.tokens.thoughts -= entry.tokens.thoughts;
+      }
+    }
+    this.costUsd = price ? requestCost(price, this.tokens.input, this.tokens.output + this.tokens.thoughts) : undefined;
   }
 
   /** Rows this run will send: pending and skipped ones, and with --retry-errors the ones that ended in an error. */

@@ -4,7 +4,9 @@
  * error surfaces here, before any API call (exit 2).
  */
 import { resolveClassifyConfig, type ClassifyConfig, type RawClassifyOptions } from '../config/classify-config.js';
+import { UsageError } from '../errors.js';
 import type { AnswerMode } from '../gemini/judge-answer.js';
+import { modelProfile } from '../prompt/model-profile.js';
 import type { GenerateRequest } from '../gemini/gemini-client.js';
 import type { InputSource } from '../input/input-source.js';
 import { openInput } from '../input/open-input.js';
@@ -30,9 +32,16 @@ export interface PreparedJob {
 /** @throws UsageError / InputError (exit 2). */
 export async function prepareJob(input: string, raw: RawClassifyOptions, env: NodeJS.ProcessEnv): Promise<PreparedJob> {
   const config = await resolveClassifyConfig(input, raw, env);
+  const profile = modelProfile(config.model);
+  if (config.thinkingBudget === 0 && !profile.canDisableThinking) {
+    throw new UsageError(
+      'THINKING_CANNOT_BE_OFF',
+      `${config.model} cannot turn thinking off: it answers --thinking-budget 0 with HTTP 400 ("Budget 0 is invalid. This model only works in thinking mode."). Give a budget of at least ${profile.minThinkingBudget || 128}, or leave --thinking-budget out.`,
+    );
+  }
   const source = await openInput(config.input, config.inputOptions);
   const template = compileTemplate(config.prompt, source.columns, new Set(source.ambiguousColumns));
-  const examples = config.examplesFile !== undefined ? await loadExamples(config.examplesFile, template, config.labels) : [];
+  const examples = config.examplesFile !== undefined ? await examplesFor(config, template) : [];
   const mode: AnswerMode = config.labels ? { kind: 'labels', labels: config.labels } : config.schema ? { kind: 'schema', schema: config.schema } : { kind: 'text' };
   const build = requestBuilder({
     model: config.model,
@@ -47,4 +56,18 @@ export async function prepareJob(input: string, raw: RawClassifyOptions, env: No
   });
   const features = requestFeatures({ template, system: config.system, labels: config.labels, schema: config.schema?.json, examples });
   return { config, source, template, examples, mode, layout: resultLayout(source.columns, source.headerCells, config.schema?.properties), build, features };
+}
+
+/**
+ * Reads --examples. With --schema the model answers JSON, so an example's answer is `{"label": …}`, checked against the
+ * schema's `label` enum; a schema without a `label` property cannot take examples.
+ */
+async function examplesFor(config: ClassifyConfig, template: CompiledTemplate): Promise<FewShotExample[]> {
+  const file = config.examplesFile as string;
+  if (!config.schema) return loadExamples(file, template, config.labels);
+  const label = config.schema.types.get('label');
+  if (!label) throw new UsageError('EXAMPLES_INVALID', `--examples with --schema needs a "label" property in the schema: the examples' label column fills it.`);
+  const allowed = label.enum?.filter((v): v is string => typeof v === 'string');
+  const examples = await loadExamples(file, template, allowed && allowed.length > 0 ? allowed : undefined);
+  return examples.map((e) => ({ prompt: e.prompt, answer: JSON.stringify({ label: e.answer }) }));
 }

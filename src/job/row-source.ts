@@ -42,14 +42,15 @@ export async function* rowsToSend(o: RowSourceOptions): AsyncGenerator<WorkItem>
     if (!wanted(record.index)) continue;
     const status = o.journal.status(record.index);
     const features = o.features(record.cells);
-    const earlier = status !== undefined ? (o.journal.get(record.index)?.attempts ?? 0) : 0;
+    const previous = status !== undefined ? o.journal.get(record.index) : undefined;
     const item: WorkItem = {
       row: record.index,
       cells: record.cells,
       fingerprint: record.fingerprint,
       features,
       attempts: 0,
-      earlierAttempts: earlier,
+      earlierAttempts: previous?.attempts ?? 0,
+      earlierUsage: previous ? { ...previous.tokens } : { input: 0, output: 0, thoughts: 0 },
       notBefore: 0,
       variant: undefined,
       retriedFor: new Set(),

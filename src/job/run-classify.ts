@@ -8,6 +8,7 @@
  */
 import type { RawClassifyOptions } from '../config/classify-config.js';
 import { ExitCode, UsageError } from '../errors.js';
+import { ModelFailure } from '../gemini/api-failures.js';
 import { answerJudge } from '../gemini/judge-answer.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
 import { defaultOutputPath } from '../output/output-format.js';
@@ -24,7 +25,7 @@ import type { RowOutcome, WorkItem } from '../schedule/work-item.js';
 import { buildPools } from './build-pools.js';
 import { checkOutputTarget } from './check-output.js';
 import { chooseReporter } from './choose-reporter.js';
-import { DailyUsageFile } from './daily-usage-file.js';
+import { QuotaStateFile } from './quota-state-file.js';
 import { resolveEndpoint, type Endpoint } from './endpoint.js';
 import { installInterrupts } from './interrupts.js';
 import { JobTally } from './job-tally.js';
@@ -78,14 +79,14 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   const reporter: Reporter = chooseReporter(config, io, outputTarget === '-');
 
   const tally = new JobTally(journal, total, priceOf(config.model, config.price));
-  const daily = new DailyUsageFile(job.files.quotaUsage);
+  const daily = new QuotaStateFile(job.files.quotaUsage);
   const notices = new Set<string>();
   const notify = (notice: { key: string; text: string }) => {
     if (notices.has(notice.key)) return;
     notices.add(notice.key);
     reporter.notice(notice.text);
   };
-  const { gates, pools } = buildPools(config, endpoint, daily, notify);
+  const { gates, pools, onKeyRefused } = buildPools(config, endpoint, daily, notify);
   const estimator = new TokenEstimator();
   const judge = answerJudge(prepared.mode);
   const record = (item: WorkItem, outcome: RowOutcome) => {
@@ -113,6 +114,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     judge: (_item, answer) => judge(answer),
     onFinished: record,
     onNotice: notify,
+    onKeyRefused,
     maxAttempts: config.maxAttempts,
   });
 
@@ -133,7 +135,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   if (job.repaired) notify({ key: 'journal-repair', text: `the journal's last line was torn (line ${job.repaired.line}, ${job.repaired.bytes} bytes) and was dropped; that row will be sent again` });
   for (const note of job.notes) notify({ key: `job-note:${note}`, text: note });
 
-  const meter = new RateMeter();
+  const meter = new RateMeter(30_000, { at: Date.now(), done: tally.done });
   const snapshot = (): ProgressSnapshot => {
     const at = Date.now();
     const rate = meter.sample(at, tally.done);
@@ -152,7 +154,24 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
       costUsd: tally.costUsd,
     };
   };
-  const ticker = setInterval(() => reporter.tick(snapshot()), 250);
+  const runId = `${new Date(p.started).toISOString()}#${process.pid}`;
+  const logRun = (exitCode: number | null) =>
+    appendRunLog(job.files.runs, {
+      run: runId,
+      startedAt: new Date(p.started).toISOString(),
+      updatedAt: new Date().toISOString(),
+      exitCode,
+      requests: dispatcher.stats.requests,
+      rateLimited: dispatcher.stats.rateLimited,
+      retries: dispatcher.stats.retries,
+      finished: tally.finishedThisRun,
+    });
+  await logRun(null);
+  let ticks = 0;
+  const ticker = setInterval(() => {
+    reporter.tick(snapshot());
+    if (++ticks % 8 === 0) void logRun(null); // every 2 s
+  }, 250);
   const interrupts = installInterrupts({
     onFirst: () => {
       notify({ key: 'interrupt', text: 'stopping: no new requests; waiting for the ones in flight (Ctrl-C again to quit at once)' });
@@ -172,6 +191,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     interrupts.remove();
     journal.flush();
     await daily.flush();
+    await logRun(null);
   }
   reporter.tick(snapshot());
 
@@ -208,15 +228,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(io.argv, io.env) : undefined,
   };
   reporter.finish(summary);
-  await appendRunLog(job.files.runs, {
-    startedAt: new Date(p.started).toISOString(),
-    endedAt: new Date().toISOString(),
-    exitCode,
-    requests: summary.requests,
-    rateLimited: summary.rateLimited,
-    retries: summary.retries,
-    finished: tally.finishedThisRun,
-  });
+  await logRun(exitCode);
   return exitCode;
 }
 
@@ -241,7 +253,13 @@ function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: n
     case 'outage':
       return { exitCode: ExitCode.Stopped, ending: `stopped: ${end.reason} (${endpoint}); ${countOf(byStatus.pending, 'row')} pending` };
     case 'fatal':
-      throw new UsageError('MODEL_UNAVAILABLE', `${end.failure.message}\nCheck --model (e.g. gemini-2.5-flash). Rows already done are kept in the journal.`);
+      if (end.failure instanceof ModelFailure) {
+        throw new UsageError('MODEL_UNAVAILABLE', `${end.failure.message}\nCheck --model (e.g. gemini-2.5-flash). Rows already done are kept in the journal.`);
+      }
+      throw new UsageError(
+        'REQUEST_REFUSED',
+        `every request so far was refused the same way: ${end.failure.message}\nCheck the options that shape the request (--model, --thinking-budget, --schema, --max-output-tokens). Rows already done are kept in the journal.`,
+      );
   }
 }
 
@@ -257,7 +275,11 @@ function journalEntry(item: WorkItem, outcome: RowOutcome): JournalEntry {
     raw: outcome.raw,
     finishReason: outcome.finishReason,
     error: outcome.error,
-    tokens: { ...item.usage },
+    tokens: {
+      input: item.earlierUsage.input + item.usage.input,
+      output: item.earlierUsage.output + item.usage.output,
+      thoughts: item.earlierUsage.thoughts + item.usage.thoughts,
+    },
     attempts: item.earlierAttempts + item.attempts,
     key: item.key,
     time: new Date().toISOString(),

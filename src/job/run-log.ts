@@ -1,14 +1,18 @@
 /**
- * One line per run of a job (`<job-dir>/runs.jsonl`): when it ran, what it sent, how many 429s and retries, how it
- * ended. `status` sums it; the journal holds the rows, this holds what the rows do not show (429s, requests).
+ * One record per run of a job (`<job-dir>/runs.jsonl`): when it ran, what it sent, how many 429s and retries, how it
+ * ended. The journal holds the rows; this holds what the rows do not show. A run appends its record when it starts,
+ * every 2 seconds while it works and when it ends, so a run killed with SIGKILL still counts up to its last update;
+ * readers keep the last record of each run.
  */
 import { appendFile, readFile } from 'node:fs/promises';
 
-
 export interface RunRecord {
+  /** Identifies the run: its start time and process id. */
+  run: string;
   startedAt: string;
-  endedAt: string;
-  exitCode: number;
+  updatedAt: string;
+  /** null while the run works, or when it was killed. */
+  exitCode: number | null;
   requests: number;
   rateLimited: number;
   retries: number;
@@ -16,12 +20,12 @@ export interface RunRecord {
   finished: number;
 }
 
-/** Appends one run's record. Failures to write are ignored: the log is informative, the journal is the truth. */
+/** Appends one record. Failures to write are ignored: the log is informative, the journal is the truth. */
 export async function appendRunLog(file: string, record: RunRecord): Promise<void> {
   await appendFile(file, `${JSON.stringify(record)}\n`).catch(() => undefined);
 }
 
-/** Reads every complete, valid line; a torn or foreign line is skipped. */
+/** The last record of every run, in order of first appearance; torn or foreign lines are skipped. */
 export async function readRunLog(file: string): Promise<RunRecord[]> {
   let text: string;
   try {
@@ -29,15 +33,15 @@ export async function readRunLog(file: string): Promise<RunRecord[]> {
   } catch {
     return [];
   }
-  const runs: RunRecord[] = [];
+  const runs = new Map<string, RunRecord>();
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     try {
       const r = JSON.parse(line) as RunRecord;
-      if (typeof r.requests === 'number' && typeof r.rateLimited === 'number') runs.push(r);
+      if (typeof r.requests === 'number' && typeof r.rateLimited === 'number') runs.set(r.run ?? r.startedAt, r);
     } catch {
       // torn last line
     }
   }
-  return runs;
+  return [...runs.values()];
 }

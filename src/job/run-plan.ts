@@ -8,7 +8,10 @@ import { loadApiKeys } from '../config/api-keys.js';
 import { classifyFailure } from '../gemini/classify-failure.js';
 import { defaultJobDir, jobFiles } from '../journal/job-dir.js';
 import { Journal } from '../journal/journal.js';
-import { readManifest, sha256File } from '../journal/manifest.js';
+import { diffManifest, readManifest, sha256File, type Manifest } from '../journal/manifest.js';
+import { UsageError } from '../errors.js';
+import { RETRYABLE_STATUSES } from '../row-status.js';
+import { jobSettings } from './open-job.js';
 import { estimateJob } from '../plan/estimate-job.js';
 import { formatPlan } from '../plan/format-plan.js';
 import { resolveEndpoint } from './endpoint.js';
@@ -23,13 +26,24 @@ export async function runPlan(input: string, raw: PlanOptions, io: { stdout: Nod
   const prepared = await prepareJob(input, raw, io.env);
   const { config } = prepared;
 
-  // Rows finished by an earlier run of the same input are not planned again (read only: no lock, nothing written).
+  // Rows an earlier run finished are not planned again — if classify would resume that job: same input and settings,
+  // no --restart; with --retry-errors the rows that ended in an error count as to send. Read only: nothing is written.
   const jobDir = config.jobDir ?? defaultJobDir(config.input);
+  const notes: string[] = [];
   let journal: Journal | undefined;
   const manifest = await readManifest(jobDir);
-  if (manifest && existsSync(jobFiles(jobDir).journal) && manifest.input.sha256 === (await sha256File(config.input)).sha256) {
-    journal = await Journal.open(jobFiles(jobDir).journal);
+  if (manifest && existsSync(jobFiles(jobDir).journal)) {
+    const { sha256, size } = await sha256File(config.input);
+    const current: Manifest = { ...manifest, input: { ...manifest.input, path: config.input, sha256, size }, settings: jobSettings(config, prepared.source, prepared.examples) };
+    const diff = diffManifest(manifest, current);
+    if (config.restart) notes.push(`--restart: the ${jobDir} results would be discarded; every row is planned`);
+    else if (diff.blocking.length > 0) notes.push(`${jobDir} holds another job (${diff.blocking[0]}); classify would stop with exit 2 unless --restart, so every row is planned`);
+    else journal = await Journal.open(jobFiles(jobDir).journal);
   }
+  const isDone = (row: number) => {
+    const status = journal?.status(row);
+    return status !== undefined && status !== 'skipped' && !(config.retryErrors && RETRYABLE_STATUSES.has(status));
+  };
 
   let projects = 1;
   if (config.keysFile !== undefined || io.env.GEMINI_API_KEYS) {
@@ -38,15 +52,18 @@ export async function runPlan(input: string, raw: PlanOptions, io: { stdout: Nod
 
   let endpoint: Awaited<ReturnType<typeof resolveEndpoint>> | undefined;
   try {
-    if (raw.countTokens) endpoint = await resolveEndpoint(config, io.env);
+    // --simulate: the built-in simulator's limits are the ones classify would run at; --count-tokens needs a key.
+    if (raw.countTokens || config.simulate) endpoint = await resolveEndpoint(config, io.env);
     const estimate = await estimateJob({
       prepared,
-      isDone: (row) => journal?.has(row) ?? false,
+      isDone,
       projects,
-      ...(endpoint ? { countTokens: countWith(endpoint, config.model) } : {}),
+      ...(endpoint?.limits ? { knownLimits: endpoint.limits } : {}),
+      ...(endpoint && raw.countTokens ? { countTokens: countWith(endpoint, config.model) } : {}),
     });
     const mode = config.labels ? `enum output (${config.labels.length} labels)` : config.schema ? `structured output (${config.schema.properties.join(', ')})` : 'free text';
-    io.stdout.write(`${formatPlan(estimate, { input: config.input, description: prepared.source.describe(), model: config.model, mode }).join('\n')}\n`);
+    const lines = formatPlan(estimate, { input: config.input, description: prepared.source.describe(), model: config.model, mode });
+    io.stdout.write(`${[...lines, ...notes.map((n) => `note: ${n}`)].join('\n')}\n`);
     return 0;
   } finally {
     await journal?.close();
@@ -65,7 +82,8 @@ function countWith(endpoint: Awaited<ReturnType<typeof resolveEndpoint>>, model:
       const response = await ai.models.countTokens({ model, contents: prompts.map((text) => ({ role: 'user', parts: [{ text }] })) });
       return response.totalTokens ?? 0;
     } catch (error) {
-      throw classifyFailure(error);
+      const failure = classifyFailure(error);
+      throw new UsageError('COUNT_TOKENS_FAILED', `--count-tokens: the countTokens call failed: ${failure.message}. Plan without --count-tokens, or check the key, --model and --base-url.`, { cause: failure });
     }
   };
 }

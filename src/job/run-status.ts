@@ -2,11 +2,13 @@
  * `gemini-batch status <input|job-dir>`: what a job has done and what remains, read from its manifest and journal.
  * No API call.
  */
+import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { defaultJobDir, jobFiles } from '../journal/job-dir.js';
 import { Journal } from '../journal/journal.js';
-import { readManifest } from '../journal/manifest.js';
+import { readManifest, sha256File } from '../journal/manifest.js';
+import { pacificClock } from '../schedule/pacific-day.js';
 import { countOf, formatCount } from '../report/progress-snapshot.js';
 import { ROW_STATUSES, type RowStatus } from '../row-status.js';
 import { readRunLog } from './run-log.js';
@@ -38,7 +40,8 @@ export async function runStatus(target: string, options: { jobDir?: string; json
     const rateLimited = runs.reduce((n, r) => n + r.rateLimited, 0);
     const price = priceOf(String(manifest.settings.model));
     const costUsd = price ? requestCost(price, totals.input, totals.output + totals.thoughts) : undefined;
-    const requests = runs.reduce((n, r) => n + r.requests, 0);
+    // A run killed between two of its log records undercounts; the journal's attempts count every finished row's requests.
+    const requests = Math.max(runs.reduce((n, r) => n + r.requests, 0), totals.attempts);
     const report = {
       jobDir: dir,
       input: manifest.input.path,
@@ -54,16 +57,30 @@ export async function runStatus(target: string, options: { jobDir?: string; json
       requests,
       rateLimited,
     };
+    // What stands between the job and its end: an input that changed since, or projects parked until Pacific midnight.
+    const inputFile = (await isDirectory(target)) ? manifest.input.path : target;
+    const current = await sha256File(inputFile).catch(() => undefined);
+    const inputChanged = current !== undefined && current.sha256 !== manifest.input.sha256;
+    const parks = Object.values(readParks(jobFiles(dir).quotaUsage)).filter((p) => p.until > Date.now());
+    const parkedUntil = parks.length > 0 ? Math.min(...parks.map((p) => p.until)) : undefined;
+    const withState = { ...report, inputChanged, parkedUntil: parkedUntil !== undefined ? new Date(parkedUntil).toISOString() : null };
     if (options.json) {
-      io.stdout.write(`${JSON.stringify(report)}\n`);
+      io.stdout.write(`${JSON.stringify(withState)}\n`);
       return 0;
     }
+    const next = inputChanged
+      ? ` — but ${inputFile} changed since the job started: classify would stop (exit 2); --restart starts over`
+      : parkedUntil !== undefined
+        ? ` (parked by a daily quota until ${pacificClock(parkedUntil)})`
+        : byStatus.pending > 0
+          ? ' (run the same classify command again to resume)'
+          : '';
     const statuses = ROW_STATUSES.filter((s) => byStatus[s] > 0).map((s) => `${s} ${formatCount(byStatus[s])}`);
     io.stdout.write(
       [
         `job ${dir} — ${manifest.input.path}, model ${String(manifest.settings.model)}`,
         `rows: ${formatCount(records)} — ${statuses.join(', ') || 'none'}`,
-        `remaining: ${countOf(byStatus.pending, 'row')}${byStatus.pending > 0 ? ' (run the same classify command again to resume)' : ''}`,
+        `remaining: ${countOf(byStatus.pending, 'row')}${next}`,
         `tokens: input ${formatCount(totals.input)} · output ${formatCount(totals.output)} · thinking ${formatCount(totals.thoughts)}` +
           (costUsd !== undefined ? ` · cost so far ≈ $${costUsd.toFixed(costUsd < 1 ? 4 : 2)} at list price` : ''),
         `requests: ${formatCount(requests)} in ${runs.length} run${runs.length === 1 ? '' : 's'} · 429s: ${formatCount(rateLimited)} · retries: ${formatCount(Math.max(0, totals.attempts - done))}`,
@@ -73,6 +90,14 @@ export async function runStatus(target: string, options: { jobDir?: string; json
     return 0;
   } finally {
     await journal.close();
+  }
+}
+
+function readParks(file: string): Record<string, { until: number }> {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { parked?: Record<string, { until: number }> }).parked ?? {};
+  } catch {
+    return {};
   }
 }
 

@@ -17,8 +17,10 @@ export interface ResultLayout {
 }
 
 /**
- * The output header and the result cells. The input's columns keep their header cells as written (InputSource.headerCells);
- * a result column whose name the input already uses gets a `_2` suffix, as repeated header names do.
+ * The output header and the result cells: the input's columns with their header cells as written
+ * (InputSource.headerCells), then `label` (or the --schema properties), `status`, `error`. A name the input already
+ * uses gets a `_2` suffix, as repeated header names do; `status` and `error` are the tool's own, so a schema property
+ * of that name is the one renamed.
  * @param properties the --schema properties, or undefined for the single `label` column.
  */
 export function resultLayout(inputColumns: readonly string[], headerCells: readonly string[], properties: readonly string[] | undefined): ResultLayout {
@@ -29,13 +31,12 @@ export function resultLayout(inputColumns: readonly string[], headerCells: reado
     taken.add(candidate);
     return candidate;
   };
+  const status = unique('status');
+  const error = unique('error');
   const resultNames = (properties ?? ['label']).map(unique);
-  const header = [...headerCells, ...resultNames, unique('status'), unique('error')];
   return {
-    header,
-    resultCells: properties
-      ? (entry) => properties.map((p) => entry?.fields?.[p] ?? '')
-      : (entry) => [entry?.label ?? ''],
+    header: [...headerCells, ...resultNames, status, error],
+    resultCells: properties ? (entry) => properties.map((p) => entry?.fields?.[p] ?? '') : (entry) => [entry?.label ?? ''],
   };
 }
 

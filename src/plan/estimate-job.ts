@@ -5,7 +5,7 @@
  */
 import type { PreparedJob } from '../job/prepare-job.js';
 import { modelProfile } from '../prompt/model-profile.js';
-import { ENUM_MAX_OUTPUT_TOKENS } from '../prompt/build-request.js';
+import { enumMaxOutputTokens } from '../prompt/build-request.js';
 import { TokenEstimator, tokenFeatures } from '../schedule/token-estimator.js';
 import { priceOf, requestCost, type ModelPrice } from './price-table.js';
 
@@ -48,6 +48,8 @@ export interface EstimateOptions {
   projects: number;
   /** Tokens of the given prompts, counted by the API in one countTokens call; undefined to use the estimator alone. */
   countTokens?: (prompts: string[]) => Promise<number>;
+  /** Limits the endpoint is known to have (the generous simulator), used where no --rpm/--tpm/--rpd is given. */
+  knownLimits?: { rpm?: number; tpm?: number; rpd?: number };
 }
 
 /** Prompts sent in the one countTokens call of `--count-tokens`. */
@@ -58,20 +60,13 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
   const { config, source, template } = o.prepared;
   const estimator = new TokenEstimator();
   const limit = config.limit ?? Infinity;
-  let scale: number | undefined;
-  if (o.countTokens) {
-    const sample: string[] = [];
-    for await (const record of source.records()) {
-      if (record.index >= limit || sample.length >= COUNT_TOKENS_SAMPLE) break;
-      sample.push(template.render(record.cells));
-    }
-    const estimated = sample.reduce((n, text) => n + estimator.estimate(tokenFeatures(text)), 0);
-    if (estimated > 0) scale = (await o.countTokens(sample)) / estimated;
-  }
   let rows = 0;
   let done = 0;
   let tooLong = 0;
-  let inputTokens = 0;
+  // Per row: the estimate of its prompt text, and of everything else sent with it (system, examples, schema).
+  let promptTokens = 0;
+  let fixedTokens = 0;
+  const sample = new EvenSample<string>(COUNT_TOKENS_SAMPLE);
   for await (const record of source.records()) {
     if (record.index >= limit) break;
     rows++;
@@ -79,21 +74,35 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
       done++;
       continue;
     }
-    const estimate = Math.max(1, Math.round(estimator.estimate(o.prepared.features(record.cells)) * (scale ?? 1)));
-    if (estimate > config.maxInputTokens) {
+    const full = estimator.estimate(o.prepared.features(record.cells));
+    if (full > config.maxInputTokens) {
       tooLong++;
       continue;
     }
-    inputTokens += estimate;
+    const prompt = template.render(record.cells);
+    const promptPart = Math.min(full, estimator.estimate(tokenFeatures(prompt)));
+    promptTokens += promptPart;
+    fixedTokens += full - promptPart;
+    if (o.countTokens) sample.offer(prompt);
   }
+  // --count-tokens: the ratio of the API's count to our estimate on prompts spread through the file scales the prompt
+  // part; the fixed part (the same text every time) is left as estimated.
+  let scale: number | undefined;
+  if (o.countTokens && sample.items.length > 0) {
+    const estimated = sample.items.reduce((n, text) => n + estimator.estimate(tokenFeatures(text)), 0);
+    if (estimated > 0) scale = (await o.countTokens(sample.items)) / estimated;
+  }
+  const inputTokens = Math.round(promptTokens * (scale ?? 1) + fixedTokens);
   const requests = rows - done - tooLong;
   const { perRow, basis } = outputPerRow(o.prepared);
   const thinking = thinkingPerRow(o.prepared);
   const profile = modelProfile(config.model);
+  const known = o.knownLimits ?? {};
+  const given = (value: number | undefined): LimitUsed | undefined => (value === undefined ? undefined : { value, source: 'given' });
   const limits = {
-    rpm: config.rpm !== undefined ? { value: config.rpm, source: 'given' as const } : { value: profile.defaultLimits.rpm, source: 'default' as const },
-    tpm: config.tpm !== undefined ? { value: config.tpm, source: 'given' as const } : { value: profile.defaultLimits.tpm, source: 'default' as const },
-    rpd: config.rpd !== undefined ? { value: config.rpd, source: 'given' as const } : profile.defaultLimits.rpd !== undefined ? { value: profile.defaultLimits.rpd, source: 'default' as const } : undefined,
+    rpm: given(config.rpm ?? known.rpm) ?? { value: profile.defaultLimits.rpm, source: 'default' as const },
+    tpm: given(config.tpm ?? known.tpm) ?? { value: profile.defaultLimits.tpm, source: 'default' as const },
+    rpd: given(config.rpd ?? known.rpd) ?? (o.knownLimits || profile.defaultLimits.rpd === undefined ? undefined : { value: profile.defaultLimits.rpd, source: 'default' as const }),
   };
   const usable = 1 - config.headroom;
   const outputTokens = perRow * requests;
@@ -144,7 +153,8 @@ function thinkingPerRow(p: PreparedJob): { perRow: number | undefined; basis: st
   const budget = p.config.thinkingBudget ?? thinkingBudgetOf(p.config.model);
   if (budget === 0) return { perRow: 0, basis: 'thinking off (thinkingBudget 0)' };
   if (budget !== undefined && budget > 0) return { perRow: budget, basis: `at most the thinking budget, ${budget} per row` };
-  const max = p.config.maxOutputTokens ?? (p.config.labels ? ENUM_MAX_OUTPUT_TOKENS : undefined);
+  const profileThinking = modelProfile(p.config.model).thinking;
+  const max = p.config.maxOutputTokens ?? (p.config.labels ? enumMaxOutputTokens(profileThinking) : undefined);
   return max !== undefined
     ? { perRow: max, basis: `thinking on: at most maxOutputTokens, ${max} per row` }
     : { perRow: undefined, basis: 'thinking on and unbounded: set --thinking-budget or --max-output-tokens' };
@@ -154,4 +164,27 @@ function thinkingBudgetOf(model: string): number | undefined {
   const thinking = modelProfile(model).thinking;
   if (thinking === undefined) return 0;
   return 'thinkingBudget' in thinking ? thinking.thinkingBudget : undefined;
+}
+
+/**
+ * Keeps at most `size` items spread evenly over a stream of unknown length: every item while there is room, then
+ * every 2nd, 4th, … (the kept ones are thinned to every other one each time the list fills up).
+ */
+class EvenSample<T> {
+  readonly items: T[] = [];
+  #stride = 1;
+  #seen = 0;
+
+  constructor(readonly size: number) {}
+
+  offer(item: T): void {
+    if (this.#seen++ % this.#stride !== 0) return;
+    this.items.push(item);
+    if (this.items.length > this.size) {
+      const kept = this.items.filter((_, i) => i % 2 === 0);
+      this.items.length = 0;
+      this.items.push(...kept);
+      this.#stride *= 2;
+    }
+  }
 }

@@ -37,8 +37,19 @@ export interface RequestVariant {
   moreOutput?: boolean;
 }
 
-/** Default maxOutputTokens for enum answers: a label needs a few tokens; room is left for a minimal thinking budget. */
+/** Room for an enum answer in maxOutputTokens, tokens: a label needs a few; the thinking budget is added on top. */
 export const ENUM_MAX_OUTPUT_TOKENS = 512;
+
+/**
+ * The default maxOutputTokens of enum answers: the label's room plus the thinking budget (thinking tokens are spent
+ * from maxOutputTokens, ../shared/reference/gemini-api-facts.md §4.6), or no cap when thinking is dynamic (-1) or set
+ * by level.
+ */
+export function enumMaxOutputTokens(thinking: { thinkingBudget?: number; thinkingLevel?: unknown } | undefined): number | undefined {
+  if (thinking === undefined) return ENUM_MAX_OUTPUT_TOKENS;
+  if (thinking.thinkingBudget === undefined || thinking.thinkingBudget < 0) return undefined;
+  return ENUM_MAX_OUTPUT_TOKENS + thinking.thinkingBudget;
+}
 
 /** Returns a function building the request of one row from its cells. */
 export function requestBuilder(settings: RequestSettings): (cells: readonly string[], variant?: RequestVariant) => GenerateRequest {
@@ -52,10 +63,10 @@ export function requestBuilder(settings: RequestSettings): (cells: readonly stri
     baseConfig.responseMimeType = 'application/json';
     baseConfig.responseJsonSchema = settings.schema;
   }
-  const maxOutput = settings.maxOutputTokens ?? (settings.labels ? ENUM_MAX_OUTPUT_TOKENS : undefined);
-  if (maxOutput !== undefined) baseConfig.maxOutputTokens = maxOutput;
   const thinking = settings.thinkingBudget !== undefined ? { thinkingBudget: settings.thinkingBudget } : profile.thinking;
   if (thinking) baseConfig.thinkingConfig = thinking;
+  const maxOutput = settings.maxOutputTokens ?? (settings.labels ? enumMaxOutputTokens(thinking) : undefined);
+  if (maxOutput !== undefined) baseConfig.maxOutputTokens = maxOutput;
 
   return (cells, variant) => {
     const config = { ...baseConfig };

@@ -10,7 +10,12 @@ import { UsageError } from '../errors.js';
  * @throws UsageError `LABELS_INVALID` for fewer than two labels or labels equal after normalization.
  */
 export function parseLabelList(text: string, source = '--labels'): string[] {
-  return checkLabels(text.split(',').map((l) => l.trim()).filter((l) => l.length > 0), source);
+  const labels = text.split(',').map((l) => l.trim());
+  const empty = labels.findIndex((l) => l.length === 0);
+  if (empty >= 0 && labels.length > 1) {
+    throw new UsageError('LABELS_INVALID', `${source}: label ${empty + 1} of ${JSON.stringify(text)} is empty (two commas in a row, or one at an end).`);
+  }
+  return checkLabels(labels.filter((l) => l.length > 0), source);
 }
 
 /** Parses a labels file: one label a line; blank lines and `#` comment lines are skipped. */

@@ -5,7 +5,8 @@
  * (https://github.com/googleapis/python-genai/issues/2312), so every answer is parsed and checked here.
  *
  * Supported schema: a top-level `{"type": "object", "properties": {...}, "required": [...]}` whose properties have a
- * `type` of string, number, integer, boolean (optionally with `enum`), or array/object (kept as JSON text).
+ * `type` of string, number, integer, boolean (optionally with `enum`; numbers with `minimum`/`maximum`), or
+ * array/object (kept as JSON text).
  */
 import { UsageError } from '../errors.js';
 
@@ -15,7 +16,14 @@ export interface StructuredSchema {
   /** Top-level property names in schema order: the output columns. */
   properties: string[];
   required: Set<string>;
-  types: Map<string, { type: string; enum?: unknown[] }>;
+  types: Map<string, PropertySpec>;
+}
+
+interface PropertySpec {
+  type: string;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
 }
 
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object']);
@@ -34,13 +42,21 @@ export function compileSchema(json: unknown, source: string): StructuredSchema {
   if (typeof props !== 'object' || props === null || Array.isArray(props) || Object.keys(props).length === 0) {
     throw fail('"properties" must name at least one property');
   }
-  const types = new Map<string, { type: string; enum?: unknown[] }>();
+  const types = new Map<string, PropertySpec>();
   for (const [name, spec] of Object.entries(props as Record<string, unknown>)) {
     const type = (spec as { type?: unknown } | null)?.type;
     if (typeof type !== 'string' || !TYPES.has(type)) throw fail(`property "${name}" needs a "type" among ${[...TYPES].join(', ')}`);
-    const values = (spec as { enum?: unknown }).enum;
+    const { enum: values, minimum, maximum } = spec as { enum?: unknown; minimum?: unknown; maximum?: unknown };
     if (values !== undefined && !Array.isArray(values)) throw fail(`property "${name}": "enum" must be an array`);
-    types.set(name, values ? { type, enum: values } : { type });
+    for (const [key, bound] of [['minimum', minimum], ['maximum', maximum]] as const) {
+      if (bound !== undefined && typeof bound !== 'number') throw fail(`property "${name}": "${key}" must be a number`);
+    }
+    types.set(name, {
+      type,
+      ...(Array.isArray(values) ? { enum: values } : {}),
+      ...(typeof minimum === 'number' ? { minimum } : {}),
+      ...(typeof maximum === 'number' ? { maximum } : {}),
+    });
   }
   const required = Array.isArray(doc.required) ? doc.required.filter((r): r is string => typeof r === 'string') : [];
   for (const name of required) if (!types.has(name)) throw fail(`"required" names "${name}", which is not a property`);
@@ -60,7 +76,7 @@ export function validateStructured(text: string, schema: StructuredSchema): { ok
   const object = value as Record<string, unknown>;
   const fields: Record<string, string> = {};
   for (const name of schema.properties) {
-    const spec = schema.types.get(name) as { type: string; enum?: unknown[] };
+    const spec = schema.types.get(name) as PropertySpec;
     const v = object[name];
     if (v === undefined || v === null) {
       if (schema.required.has(name)) return { ok: false, error: `answer lacks the required property "${name}"` };
@@ -76,6 +92,9 @@ export function validateStructured(text: string, schema: StructuredSchema): { ok
       (spec.type === 'object' && typeof v === 'object' && !Array.isArray(v));
     if (!okType) return { ok: false, error: `property "${name}" should be ${spec.type}, got ${JSON.stringify(v)}` };
     if (spec.enum && !spec.enum.includes(v)) return { ok: false, error: `property "${name}" = ${JSON.stringify(v)} is not one of ${JSON.stringify(spec.enum)}` };
+    if (typeof v === 'number' && ((spec.minimum !== undefined && v < spec.minimum) || (spec.maximum !== undefined && v > spec.maximum))) {
+      return { ok: false, error: `property "${name}" = ${v} is outside [${spec.minimum ?? '-∞'}, ${spec.maximum ?? '∞'}]` };
+    }
     fields[name] = typeof v === 'string' ? v : JSON.stringify(v);
   }
   return { ok: true, fields };

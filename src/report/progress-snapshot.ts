@@ -43,9 +43,13 @@ export class RateMeter {
   readonly #windowMs: number;
   #samples: Array<{ at: number; done: number }> = [];
 
-  /** @param windowMs how far back the rate looks, ms (default 30 s). */
-  constructor(windowMs = 30_000) {
+  /**
+   * @param windowMs how far back the rate looks, ms (default 30 s).
+   * @param start the first sample: when counting began and how many rows were done then.
+   */
+  constructor(windowMs = 30_000, start?: { at: number; done: number }) {
     this.#windowMs = windowMs;
+    if (start) this.#samples.push(start);
   }
 
   /** Records the count of rows done at `at` (ms) and returns rows/s over the window. */

@@ -12,6 +12,7 @@ export class TtyReporter implements Reporter {
   readonly #out: NodeJS.WriteStream;
   readonly #bar: cliProgress.SingleBar;
   #started = false;
+  #payload: Record<string, string | number> = { rate: '0.0', remaining: '–', r429: 0, tokens: '' };
 
   constructor(out: NodeJS.WriteStream) {
     this.#out = out;
@@ -29,24 +30,25 @@ export class TtyReporter implements Reporter {
 
   start(h: JobHeader): void {
     new LineReporter(this.#out).start(h);
-    this.#bar.start(h.total, h.resumed, { rate: '0.0', remaining: '–', r429: 0, tokens: '' });
+    this.#bar.start(h.total, h.resumed, this.#payload);
     this.#started = true;
   }
 
   tick(s: ProgressSnapshot): void {
     if (!this.#started) return;
-    this.#bar.update(s.done, {
+    this.#payload = {
       rate: s.rowsPerSecond.toFixed(1),
       remaining: formatDuration(s.etaMs),
       r429: s.rateLimited,
       tokens: `in ${formatCount(s.tokens.input)} out ${formatCount(s.tokens.output + s.tokens.thoughts)}${s.costUsd !== undefined ? ` $${s.costUsd.toFixed(4)}` : ''}`,
-    });
+    };
+    this.#bar.update(s.done, this.#payload);
   }
 
   notice(text: string): void {
     if (this.#started) this.#bar.stop();
     this.#out.write(`! ${text}\n`);
-    if (this.#started) this.#bar.start(this.#bar.getTotal(), (this.#bar as unknown as { value: number }).value);
+    if (this.#started) this.#bar.start(this.#bar.getTotal(), (this.#bar as unknown as { value: number }).value, this.#payload);
   }
 
   finish(summary: JobSummary): void {

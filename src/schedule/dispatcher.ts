@@ -71,6 +71,8 @@ export interface DispatcherOptions {
   onFinished(item: WorkItem, outcome: RowOutcome): void;
   /** Receives messages to show once per key. */
   onNotice(notice: Notice): void;
+  /** Told when the API refuses a key (its pool stops), to remember it for later runs. */
+  onKeyRefused?(alias: string, reason: string): void;
   /** Requests per row at most (--max-attempts), ≥ 1. */
   maxAttempts: number;
   /** How long a stop waits for requests in flight before aborting them, ms. */
@@ -91,7 +93,7 @@ export type DispatchEnd =
    * connection failures in a row), or nothing but failures for {@link OUTAGE_AFTER_MS}. Rows stay pending.
    */
   | { kind: 'outage'; reason: string }
-  /** A failure no row can get past (404 model). */
+  /** A failure no row can get past: 404 for the model, or the same 4xx refusal for every request so far. */
   | { kind: 'fatal'; failure: ApiFailure };
 
 interface PoolState extends KeyPool {
@@ -107,6 +109,9 @@ const HIGH_WATER_MIN = 256;
  * (fewer for a job of few rows: two failures per row tried, at least 4).
  */
 export const UNREACHABLE_AFTER = 16;
+/** The same 4xx refusal this many times in a row, before any success, stops the run: no row can pass. */
+export const SAME_REFUSAL_LIMIT = 10;
+
 /** How long nothing but transient failures (5xx, resets, timeouts) may last before the run stops, ms. */
 export const OUTAGE_AFTER_MS = 120_000;
 
@@ -138,6 +143,10 @@ export class Dispatcher {
   #unansweredRows = new Set<number>();
   #transientInRow = 0;
   #lastSuccessAt = Date.now();
+  #succeeded = false;
+  /** The same 4xx refusal in a row before any success: the request itself is wrong for every row (e.g. its config). */
+  #refusedInRow = 0;
+  #lastRefusal = '';
 
   constructor(options: DispatcherOptions) {
     if (options.pools.length === 0) throw new RangeError('at least one key pool is needed');
@@ -377,6 +386,8 @@ export class Dispatcher {
     this.#unansweredInRow = 0;
     this.#transientInRow = 0;
     this.#lastSuccessAt = now;
+    this.#succeeded = true;
+    this.#refusedInRow = 0;
     gate.limiter.settle(reservation, answer.usage.promptTokenCount, now);
     if (answer.usage.promptTokenCount > 0) this.#o.estimator.observe(item.features, answer.usage.promptTokenCount);
     gate.policy.onAnswered(now);
@@ -440,6 +451,7 @@ export class Dispatcher {
     if (failure instanceof KeyFailure) {
       if (pool.disabledReason === undefined) {
         pool.disabledReason = `key refused: ${failure.message}`;
+        this.#o.onKeyRefused?.(pool.alias, failure.message);
         this.#o.onNotice({ key: `key:${pool.alias}`, text: `${pool.alias} (project ${pool.project}) was refused (${failure.message}); its pool takes no more rows.` });
       }
       item.attempts--;
@@ -454,6 +466,9 @@ export class Dispatcher {
     }
     if (failure instanceof RequestFailure) {
       this.#finish(item, { status: 'failed', label: null, raw: null, finishReason: null, error: failure.message });
+      this.#refusedInRow = failure.message === this.#lastRefusal ? this.#refusedInRow + 1 : 1;
+      this.#lastRefusal = failure.message;
+      if (!this.#succeeded && this.#refusedInRow >= SAME_REFUSAL_LIMIT) this.#pendingEnd ??= { kind: 'fatal', failure };
       return;
     }
     // ServerFailure, ConnectionFailure, TimeoutFailure: transient.

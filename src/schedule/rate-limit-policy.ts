@@ -52,11 +52,23 @@ export class RateLimitPolicy {
   /** When the limits or rate last changed because of a 429: answers to requests sent before it teach nothing new. */
   #lastAdaptation = -Infinity;
 
-  constructor(limiter: ProjectLimiter, notify: (notice: Notice) => void, now: number, random: () => number = Math.random) {
+  readonly #onLearned: ((dimension: 'rpm' | 'tpm' | 'rpd', value: number) => void) | undefined;
+
+  /**
+   * @param onLearned receives each limit adopted from a quotaValue, to remember it for later runs.
+   */
+  constructor(
+    limiter: ProjectLimiter,
+    notify: (notice: Notice) => void,
+    now: number,
+    random: () => number = Math.random,
+    onLearned?: (dimension: 'rpm' | 'tpm' | 'rpd', value: number) => void,
+  ) {
     this.#limiter = limiter;
     this.#notify = notify;
     this.#random = random;
     this.#lastStep = now;
+    this.#onLearned = onLearned;
   }
 
   /**
@@ -163,6 +175,7 @@ export class RateLimitPolicy {
     if (value === undefined || value <= 0) return false;
     if (limit === undefined) {
       this.#limiter.limits[dimension] = { value, source: 'learned' };
+      this.#onLearned?.(dimension, value);
       return true;
     }
     if (value === limit.value && limit.source === 'learned') return false;
@@ -171,6 +184,7 @@ export class RateLimitPolicy {
       limit.value = value;
       limit.source = 'learned';
       this.#limiter.reconfigure();
+      this.#onLearned?.(dimension, value);
       this.#notify({
         key: `learned:${this.#limiter.project}:${dimension}:${value}`,
         text: `project ${this.#limiter.project}, ${this.#limiter.model}: the server's ${dimension.toUpperCase()} limit is ${value} (quotaValue of ${v.quotaId}); was ${before}. Using ${value}.`,

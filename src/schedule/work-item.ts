@@ -24,6 +24,8 @@ export interface WorkItem {
   retriedFor: Set<string>;
   /** usageMetadata summed over this run's answers (tokens). */
   usage: RowTokens;
+  /** Tokens the row's journaled result already counted (earlier runs), added to `usage` in the journal. */
+  earlierUsage: RowTokens;
   /** The last failure, for the `error` column when attempts run out. */
   lastError: string | null;
   /** Alias of the key that sent the last request. */

@@ -55,6 +55,7 @@ async function* items(n: number): AsyncGenerator<WorkItem> {
       variant: undefined,
       retriedFor: new Set(),
       usage: { input: 0, output: 0, thoughts: 0 },
+      earlierUsage: { input: 0, output: 0, thoughts: 0 },
       lastError: null,
       key: null,
     };

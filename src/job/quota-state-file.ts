@@ -1,7 +1,10 @@
 /**
- * Requests per day, per quota project and model, kept in the job directory (`quota-usage.json`) so that a second run
- * on the same Pacific day knows what was already spent (RPD resets at midnight America/Los_Angeles,
- * https://ai.google.dev/gemini-api/docs/rate-limits).
+ * What a job has learned about its quotas, kept in the job directory (`quota-usage.json`) so that the next run starts
+ * from it instead of hitting the same walls again:
+ * - requests per Pacific day, per quota project and model (RPD resets at midnight America/Los_Angeles,
+ *   https://ai.google.dev/gemini-api/docs/rate-limits), and daily-quota parks;
+ * - limits learned from a 429's quotaValue;
+ * - keys the API refused (by a hash of the key, never the key), for 24 hours.
  *
  * File shape: `{"day":"2026-11-29","requests":{"<project>\u0000<model>":123},"parked":{"<project>\u0000<model>":
  * {"until":<ms>,"reason":"…"}}}`; counts from an earlier day are ignored, parks last until their time.
@@ -15,9 +18,14 @@ interface UsageFile {
   day: string;
   requests: Record<string, number>;
   parked?: Record<string, { until: number; reason: string }>;
+  learned?: Record<string, Partial<Record<'rpm' | 'tpm' | 'rpd', number>>>;
+  refusedKeys?: Record<string, { alias: string; reason: string; at: number }>;
 }
 
-export class DailyUsageFile implements DailyUsageStore {
+/** How long a refused key is left out of later runs, ms. */
+export const REFUSED_KEY_MEMORY_MS = 24 * 3_600_000;
+
+export class QuotaStateFile implements DailyUsageStore {
   readonly #file: string;
   readonly #flushIntervalMs: number;
   #data: UsageFile = { day: '', requests: {} };
@@ -52,8 +60,34 @@ export class DailyUsageFile implements DailyUsageStore {
     void this.flush();
   }
 
+  /** Limits a 429's quotaValue taught for this project and model. */
+  learnedLimits(project: string, model: string): Partial<Record<'rpm' | 'tpm' | 'rpd', number>> {
+    return this.#data.learned?.[`${project}\u0000${model}`] ?? {};
+  }
+
+  /** Remembers a limit learned from a 429's quotaValue. */
+  learn(project: string, model: string, dimension: 'rpm' | 'tpm' | 'rpd', value: number): void {
+    const key = `${project}\u0000${model}`;
+    this.#data.learned = { ...this.#data.learned, [key]: { ...this.#data.learned?.[key], [dimension]: value } };
+    this.#dirty = true;
+    void this.flush();
+  }
+
+  /** The refusal of a key in the last 24 hours, by key id (a hash of the key). */
+  refusal(keyId: string, now = Date.now()): { alias: string; reason: string; at: number } | undefined {
+    const r = this.#data.refusedKeys?.[keyId];
+    return r && now - r.at < REFUSED_KEY_MEMORY_MS ? r : undefined;
+  }
+
+  /** Remembers that the API refused a key (400 API_KEY_INVALID, 401, 403). */
+  refuse(keyId: string, alias: string, reason: string): void {
+    this.#data.refusedKeys = { ...this.#data.refusedKeys, [keyId]: { alias, reason, at: Date.now() } };
+    this.#dirty = true;
+    void this.flush();
+  }
+
   increment(project: string, model: string, day: string): void {
-    if (this.#data.day !== day) this.#data = { day, requests: {}, ...(this.#data.parked ? { parked: this.#data.parked } : {}) };
+    if (this.#data.day !== day) this.#data = { ...this.#data, day, requests: {} };
     const key = `${project}\u0000${model}`;
     this.#data.requests[key] = (this.#data.requests[key] ?? 0) + 1;
     this.#dirty = true;
