@@ -1,7 +1,7 @@
 /**
  * Prompt templates: `{{Column Name}}` inserts that column of the row (../shared/DESIGN.md, `--prompt`).
- * A placeholder must name a column exactly; otherwise the job stops before any API call (exit 2) with the real
- * columns and the nearest name.
+ * A placeholder must name a column exactly (spaces just inside the braces aside); otherwise the job stops before any
+ * API call (exit 2) with the real columns and the nearest name.
  */
 import { UsageError } from '../errors.js';
 
@@ -34,7 +34,9 @@ export function compileTemplate(source: string, columns: readonly string[], ambi
   const used: string[] = [];
   let last = 0;
   for (const match of source.matchAll(PLACEHOLDER)) {
-    const name = match[1] ?? '';
+    // `{{ Name }}` is `{{Name}}`: column names are trimmed, and spaces inside the braces are a common style.
+    const written = match[1] ?? '';
+    const name = columns.includes(written) ? written : written.trim();
     const index = columns.indexOf(name);
     if (index < 0) throw unknownColumn(name, columns);
     if (ambiguous.has(name)) {

@@ -123,3 +123,13 @@ describe('requests per model (https://ai.google.dev/gemini-api/docs/thinking)', 
     expect(pro.config.thinkingConfig).toEqual({ thinkingBudget: 128 });
   });
 });
+
+describe('templates', () => {
+  it('{{ Name }} with spaces inside the braces names the column Name; exact names win', () => {
+    const t = compileTemplate('[{{ Name }}] [{{ Code}}]', ['Name', 'Code', ' Code']);
+    expect(t.render(['n', 'c', 'x'])).toBe('[n] [x]');
+  });
+  it('an unknown placeholder suggests the nearest column', () => {
+    expect(() => compileTemplate('{{Nmae}}', ['Name', 'Code'])).toThrow(/Did you mean \{\{Name\}\}/);
+  });
+});
