@@ -235,15 +235,28 @@ export class ProjectLimiter {
   }
 
   /**
-   * Multiplicative decrease after a 429 that our limits do not explain: the request rate becomes `factor` × the lower
-   * of our target and the rate actually sent in the last minute (requests answered in the window plus those in flight).
-   * A limit far above what was really sent (a default, or an --rpm set too high) would otherwise make "× 0.7"
-   * change nothing. Never below 0.1 % of the limit.
+   * Multiplicative decrease: the per-minute targets become `factor` × what they are. Used when the server's limit is
+   * known (a quotaValue) and a 429 came anyway: its burst is smaller, or another client shares the project.
+   */
+  scaleRate(factor: number): void {
+    this.#setScale(this.#rateScale * factor);
+  }
+
+  /**
+   * Multiplicative decrease after a 429 that names no limit: the request rate becomes `factor` × the lower of our target
+   * and the requests the server's window can have seen — those answered in our rolling window plus those in flight.
+   * The server refused with at most that many in its window, so a limit far above it (a default, or an --rpm set too
+   * high) must not make "× 0.7" change nothing.
    */
   slowDown(factor: number, now: number): void {
-    const observed = this.usage(now).requests;
-    const fromObserved = observed > 0 ? (factor * observed) / (this.limits.rpm.value * (1 - this.#headroom)) : 1;
-    this.#rateScale = Math.max(0.001, Math.min(1, this.#rateScale * factor, fromObserved));
+    const seen = this.usage(now).requests;
+    const fromSeen = seen > 0 ? (factor * seen) / (this.limits.rpm.value * (1 - this.#headroom)) : 1;
+    this.#setScale(Math.min(this.#rateScale * factor, fromSeen));
+  }
+
+  /** Sets the rate scale (never below 0.1 % of the limit); a recovery step is a tenth of the new scale. */
+  #setScale(scale: number): void {
+    this.#rateScale = Math.max(0.001, Math.min(1, scale));
     this.#recoveryStep = Math.max(0.1 * this.#rateScale, 1 / this.limits.rpm.value);
     this.reconfigure();
   }

@@ -9,7 +9,8 @@
  * | a …PerMinute… quotaId at our limit            | no more bursts, rate × 0.8; paused       | back through the gate    |
  * | no details (bare, Help only)                  | rate × 0.7; paused (retryDelay or backoff) | back through the gate  |
  *
- * "rate × f" is f × the rate actually sent in the last minute when that is below our target (ProjectLimiter.slowDown).
+ * Without details, "rate × 0.7" is 0.7 × the requests the server's window can have held when that is below our target
+ * (ProjectLimiter.slowDown): the limit is unknown, and the server refused with that many.
  *
  * A daily 429 can carry a short, misleading retryDelay (fixture 429-b-free-rpd-short-retry-delay.json), so the quotaId
  * decides, never the delay alone. Rates lowered multiplicatively recover additively (a tenth of the lowered rate every
@@ -114,7 +115,7 @@ export class RateLimitPolicy {
       this.#consecutiveBare = 0;
       if (!explained) {
         limiter.useMinimalBurst();
-        limiter.slowDown(0.8, now);
+        limiter.scaleRate(0.8);
         this.#lastAdaptation = now;
         this.#notify({
           key: `unexplained:${limiter.project}`,
