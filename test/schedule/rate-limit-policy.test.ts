@@ -96,7 +96,9 @@ describe('RateLimitPolicy: each quotaId takes its path', () => {
   it('a per-minute 429 at our own limit means smaller bursts or a shared project: no bursts, rate × 0.8', () => {
     const { limiter, policy, notices } = setup(250_000, 250_000);
     limiter.limits.tpm.source = 'learned';
-    const outcome = policy.onRateLimited(fixture('429-a-free-tpm-old-format.json'), T0);
+    // A young window: 20 requests in the first 2 s. The known limit, not this count, sets the new rate.
+    for (let i = 0; i < 20; i++) limiter.settle(limiter.acquire(1, T0 + i * 100), 1, T0 + i * 100 + 50);
+    const outcome = policy.onRateLimited(fixture('429-a-free-tpm-old-format.json'), T0 + 2_000);
     expect(outcome.hold).toBe('paused');
     expect(limiter.rateScale).toBeCloseTo(0.8);
     expect(notices.some((n) => n.key.startsWith('unexplained:'))).toBe(true);
