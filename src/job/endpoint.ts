@@ -35,14 +35,13 @@ export async function resolveEndpoint(config: ClassifyConfig, env: NodeJS.Proces
   }
   const sim = await import('../simulator/index.js');
   const scenario = config.simulateConfig !== undefined ? sim.loadScenario(config.simulateConfig) : sim.generousScenario();
-  const keys =
+  const scenarioKeys = scenario.projects.flatMap((p) => p.keys.filter((k) => !k.leaked).map((k) => ({ value: k.key, project: p.id })));
+  const apiKeys: ApiKey[] =
     config.keysFile !== undefined
       ? await loadApiKeys(config.keysFile, env)
-      : scenario.projects.flatMap((p) => p.keys.filter((k) => !k.leaked).map((k) => ({ value: k.key, project: p.id })));
-  const apiKeys: ApiKey[] =
-    keys.length === 0
-      ? [makeKey('simulated-key-1', 0, scenario.defaultProject)]
-      : keys.map((k, i) => ('alias' in k ? (k as ApiKey) : makeKey(k.value, i, k.project)));
+      : scenarioKeys.length > 0
+        ? scenarioKeys.map((k, i) => makeKey(k.value, i, k.project))
+        : [makeKey('simulated-key-1', 0, scenario.defaultProject)];
   const handle = await sim.startSimulator(scenario, { port: 0 });
   const generous = config.simulateConfig === undefined;
   // The generous simulator's quota is known, so the client may use all of it; a scenario is a rehearsal of a real

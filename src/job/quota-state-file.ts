@@ -54,6 +54,11 @@ export class QuotaStateFile implements DailyUsageStore {
     return this.#data.parked?.[`${project}\u0000${model}`];
   }
 
+  /** The parks still in force at `now`, of every project and model. */
+  activeParks(now = Date.now()): Array<{ until: number; reason: string }> {
+    return Object.values(this.#data.parked ?? {}).filter((p) => p.until > now);
+  }
+
   park(project: string, model: string, until: number, reason: string): void {
     this.#data.parked = { ...this.#data.parked, [`${project}\u0000${model}`]: { until, reason } };
     this.#dirty = true;

@@ -2,7 +2,6 @@
  * `gemini-batch status <input|job-dir>`: what a job has done and what remains, read from its manifest and journal.
  * No API call.
  */
-import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { defaultJobDir, jobFiles } from '../journal/job-dir.js';
@@ -10,9 +9,11 @@ import { Journal } from '../journal/journal.js';
 import { readManifest, sha256File } from '../journal/manifest.js';
 import { pacificClock } from '../schedule/pacific-day.js';
 import { countOf, formatCount } from '../report/progress-snapshot.js';
-import { ROW_STATUSES, type RowStatus } from '../row-status.js';
+import { ROW_STATUSES } from '../row-status.js';
 import { readRunLog } from './run-log.js';
-import { priceOf, requestCost } from '../plan/price-table.js';
+import { priceOf } from '../plan/price-table.js';
+import { JobTally } from './job-tally.js';
+import { QuotaStateFile } from './quota-state-file.js';
 
 /** @throws UsageError `STATUS_NO_JOB` when there is no job to report. */
 export async function runStatus(target: string, options: { jobDir?: string; json?: boolean }, io: { stdout: NodeJS.WritableStream }): Promise<number> {
@@ -28,18 +29,11 @@ export async function runStatus(target: string, options: { jobDir?: string; json
   const journal = await Journal.open(jobFiles(dir).journal);
   try {
     const records = manifest.input.records ?? 0;
-    const byStatus = Object.fromEntries(ROW_STATUSES.map((s) => [s, 0])) as Record<RowStatus, number>;
-    let done = 0;
-    for (const row of journal.rows()) {
-      byStatus[journal.status(row) as RowStatus]++;
-      done++;
-    }
-    byStatus.pending = Math.max(0, records - done);
+    const tally = new JobTally(journal, records, priceOf(String(manifest.settings.model)));
+    const { byStatus, done, costUsd } = tally;
     const totals = journal.totals();
     const runs = await readRunLog(jobFiles(dir).runs);
     const rateLimited = runs.reduce((n, r) => n + r.rateLimited, 0);
-    const price = priceOf(String(manifest.settings.model));
-    const costUsd = price ? requestCost(price, totals.input, totals.output + totals.thoughts) : undefined;
     // A run killed between two of its log records undercounts; the journal's attempts count every finished row's requests.
     const requests = Math.max(runs.reduce((n, r) => n + r.requests, 0), totals.attempts);
     const report = {
@@ -49,7 +43,7 @@ export async function runStatus(target: string, options: { jobDir?: string; json
       rows: records,
       byStatus,
       remaining: byStatus.pending,
-      tokens: { input: totals.input, output: totals.output, thoughts: totals.thoughts },
+      tokens: tally.tokens,
       costUsd: costUsd ?? null,
       attempts: totals.attempts,
       retries: Math.max(0, totals.attempts - done),
@@ -61,7 +55,7 @@ export async function runStatus(target: string, options: { jobDir?: string; json
     const inputFile = (await isDirectory(target)) ? manifest.input.path : target;
     const current = await sha256File(inputFile).catch(() => undefined);
     const inputChanged = current !== undefined && current.sha256 !== manifest.input.sha256;
-    const parks = Object.values(readParks(jobFiles(dir).quotaUsage)).filter((p) => p.until > Date.now());
+    const parks = new QuotaStateFile(jobFiles(dir).quotaUsage).activeParks();
     const parkedUntil = parks.length > 0 ? Math.min(...parks.map((p) => p.until)) : undefined;
     const withState = { ...report, inputChanged, parkedUntil: parkedUntil !== undefined ? new Date(parkedUntil).toISOString() : null };
     if (options.json) {
@@ -93,13 +87,6 @@ export async function runStatus(target: string, options: { jobDir?: string; json
   }
 }
 
-function readParks(file: string): Record<string, { until: number }> {
-  try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { parked?: Record<string, { until: number }> }).parked ?? {};
-  } catch {
-    return {};
-  }
-}
 
 async function exists(target: string): Promise<boolean> {
   return stat(target).then(
