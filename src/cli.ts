@@ -5,13 +5,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, GeminiBatchError } from './errors.js';
 import type { RawClassifyOptions } from './config/classify-config.js';
+import type { Io } from './io.js';
 import { TOOL_VERSION } from './version.js';
-
-interface Io {
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
-  env: NodeJS.ProcessEnv;
-}
 
 /** Adds the options shared by `classify` and `plan`. */
 function classifyOptions(cmd: Command): Command {
@@ -70,7 +65,7 @@ function program(io: Io, exit: { code: number }, argv: string[]): Command {
     .exitOverride()
     .action(async (input: string, options: RawClassifyOptions) => {
       const { runClassify } = await import('./job/run-classify.js');
-      exit.code = await runClassify(input, options, { ...io, argv });
+      exit.code = await runClassify(input, options, io, argv);
     });
 
   classifyOptions(cmd.command('plan').argument('<input>', 'CSV, TSV or XLSX file').description('what a classify job will take: tokens, requests, time under each quota, cost; sends nothing'))
@@ -127,7 +122,9 @@ function optional<K extends string>(key: K, value: number | undefined): Partial<
 /**
  * Runs the CLI.
  * @param argv `process.argv` (node, script, then the arguments).
- * @returns the exit code.
+ * @param io the streams written to and the environment read; the process's own by default. Tests pass fakes
+ *   (test/support/run-main.ts).
+ * @returns the exit code (`ExitCode` in ./errors.ts). Never throws: errors are written to `io.stderr`.
  */
 export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   const exit = { code: ExitCode.Ok as number };

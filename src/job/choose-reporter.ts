@@ -7,9 +7,9 @@ import { JsonReporter } from '../report/json-reporter.js';
 import { LineReporter } from '../report/line-reporter.js';
 import type { Reporter } from '../report/reporter.js';
 import { TtyReporter } from '../report/tty-reporter.js';
-import type { CommandIo } from './run-classify.js';
+import type { Io } from '../io.js';
 
-export function chooseReporter(config: ClassifyConfig, io: CommandIo, outputOnStdout: boolean): Reporter {
+export function chooseReporter(config: ClassifyConfig, io: Io, outputOnStdout: boolean): Reporter {
   if (config.json) return new JsonReporter(io.stdout);
   const out = outputOnStdout ? io.stderr : io.stdout;
   if ((out as NodeJS.WriteStream).isTTY) return new TtyReporter(out as NodeJS.WriteStream);

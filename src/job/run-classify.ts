@@ -8,6 +8,7 @@
  */
 import type { RawClassifyOptions } from '../config/classify-config.js';
 import { ExitCode, UsageError } from '../errors.js';
+import type { Io } from '../io.js';
 import { ModelFailure } from '../gemini/api-failures.js';
 import { answerJudge } from '../gemini/judge-answer.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
@@ -35,20 +36,13 @@ import { rowsToSend } from './row-source.js';
 import { appendRunLog } from './run-log.js';
 import { outputDialect, writeResults } from './write-results.js';
 
-export interface CommandIo {
-  stdout: NodeJS.WriteStream | NodeJS.WritableStream;
-  stderr: NodeJS.WriteStream | NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-  /** The command line as typed after `gemini-batch` (for the resume hint). */
-  argv: string[];
-}
 
 /**
  * Runs `classify`. Returns the exit code of the CLI contract: 0 every row ok · 1 some rows not ok · 2 usage or input
  * error · 3 stopped early and resumable.
  * @throws GeminiBatchError subclasses for usage and input errors (exit 2), before any API call.
  */
-export async function runClassify(input: string, raw: RawClassifyOptions, io: CommandIo): Promise<number> {
+export async function runClassify(input: string, raw: RawClassifyOptions, io: Io, argv: readonly string[]): Promise<number> {
   const started = Date.now();
   const prepared = await prepareJob(input, raw, io.env);
   await checkOutputTarget(prepared.config.output ?? defaultOutputPath(prepared.config.input), prepared.config.input);
@@ -56,7 +50,7 @@ export async function runClassify(input: string, raw: RawClassifyOptions, io: Co
   let job: OpenJob | undefined;
   try {
     job = await openJob(prepared.config, prepared.source, prepared.examples);
-    return await classifyRows(prepared, { endpoint, job, io, started });
+    return await classifyRows(prepared, { endpoint, job, io, argv, started });
   } finally {
     await job?.close();
     await endpoint.close();
@@ -66,7 +60,9 @@ export async function runClassify(input: string, raw: RawClassifyOptions, io: Co
 interface Run {
   endpoint: Endpoint;
   job: OpenJob;
-  io: CommandIo;
+  io: Io;
+  /** The command line as typed after `gemini-batch` (for the resume hint). */
+  argv: readonly string[];
   started: number;
 }
 
@@ -225,7 +221,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     finishedThisRun: tally.finishedThisRun,
     output: outputNote,
     jobDir: job.dir,
-    resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(io.argv, io.env) : undefined,
+    resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(p.argv, io.env) : undefined,
   };
   reporter.finish(summary);
   await logRun(exitCode);
@@ -291,7 +287,7 @@ function describeLimits(limits: ProjectLimits): string {
   return [one('RPM', limits.rpm), one('TPM', limits.tpm), one('RPD', limits.rpd)].join(' · ');
 }
 
-function resumeCommand(argv: string[], env: NodeJS.ProcessEnv): string {
+function resumeCommand(argv: readonly string[], env: NodeJS.ProcessEnv): string {
   const quoted = argv.filter((a) => a !== '--restart').map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`));
   // Run through `npx gemini-batch` (npm sets npm_command=exec), the hint says so too.
   return `${env.npm_command === 'exec' ? 'npx ' : ''}gemini-batch ${quoted.join(' ')}`;

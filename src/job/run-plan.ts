@@ -10,6 +10,7 @@ import { defaultJobDir, jobFiles } from '../journal/job-dir.js';
 import { Journal } from '../journal/journal.js';
 import { diffManifest, readManifest, sha256File, type Manifest } from '../journal/manifest.js';
 import { UsageError } from '../errors.js';
+import type { Io } from '../io.js';
 import { RETRYABLE_STATUSES } from '../row-status.js';
 import { jobSettings } from './open-job.js';
 import { estimateJob } from '../plan/estimate-job.js';
@@ -22,7 +23,7 @@ export interface PlanOptions extends RawClassifyOptions {
 }
 
 /** @returns exit code 0. @throws UsageError / InputError (exit 2). */
-export async function runPlan(input: string, raw: PlanOptions, io: { stdout: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): Promise<number> {
+export async function runPlan(input: string, raw: PlanOptions, io: Pick<Io, 'stdout' | 'env'>): Promise<number> {
   const prepared = await prepareJob(input, raw, io.env);
   const { config } = prepared;
 

@@ -4,6 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import type { Io } from '../io.js';
 import { defaultJobDir, jobFiles } from '../journal/job-dir.js';
 import { Journal } from '../journal/journal.js';
 import { readManifest, sha256File } from '../journal/manifest.js';
@@ -16,7 +17,7 @@ import { JobTally } from './job-tally.js';
 import { QuotaStateFile } from './quota-state-file.js';
 
 /** @throws UsageError `STATUS_NO_JOB` when there is no job to report. */
-export async function runStatus(target: string, options: { jobDir?: string; json?: boolean }, io: { stdout: NodeJS.WritableStream }): Promise<number> {
+export async function runStatus(target: string, options: { jobDir?: string; json?: boolean }, io: Pick<Io, 'stdout'>): Promise<number> {
   const dir = options.jobDir ?? ((await isDirectory(target)) ? target : defaultJobDir(target));
   const manifest = await readManifest(dir);
   if (!manifest) {
