@@ -29,7 +29,9 @@ const scenarios = {
   S4: { title: 'token bucket whose burst is 1/6 of the minute', projects: 1, keysPerProject: 1, window: { policy: 'bucket', burst: R / 6 }, declared: R, rows: N, faults: undefined },
   S5: { title: '3 % 503s and 1 % connection resets (rolling)', projects: 1, keysPerProject: 1, window: undefined, declared: R, rows: N, faults: { '503': 0.03, reset: 0.01 } },
 };
-const tools = ['gemini-batch', 'pqueue-genai', 'langchain-batch'];
+const allTools = ['gemini-batch', 'pqueue-genai', 'langchain-batch'];
+// BENCH_TOOLS=gemini-batch node bench/run.mjs S1: only some tools.
+const tools = process.env.BENCH_TOOLS ? process.env.BENCH_TOOLS.split(',').filter((t) => allTools.includes(t)) : allTools;
 
 function scenarioJson(id, s) {
   const projects = Array.from({ length: s.projects }, (_, p) => ({

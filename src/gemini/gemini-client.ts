@@ -7,7 +7,7 @@
 import { GoogleGenAI, type Content, type GenerateContentConfig, type GenerateContentResponse } from '@google/genai';
 import type { ApiFailure } from './api-failures.js';
 import { classifyFailure, type AbortReason } from './classify-failure.js';
-import { httpTransport } from './http-transport.js';
+import { httpTransport, type UploadListener } from './http-transport.js';
 
 /** One generateContent call: the rendered prompt and the config (system instruction, schema, thinking…). */
 export interface GenerateRequest {
@@ -54,10 +54,12 @@ export interface GeminiCaller {
   /**
    * Sends one request.
    * @param signal aborts the request (job interrupted); it then rejects with CancelledFailure.
+   * @param onUploaded told when the request's bytes were handed to the operating system (the scheduler bounds its
+   *   arrival from it); a caller that cannot tell never calls it.
    * @throws ApiFailure subclasses only (RateLimitFailure, ServerFailure, ConnectionFailure, TimeoutFailure, KeyFailure,
    *   ModelFailure, RequestFailure, CancelledFailure).
    */
-  generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateAnswer>;
+  generate(request: GenerateRequest, signal?: AbortSignal, onUploaded?: UploadListener): Promise<GenerateAnswer>;
 }
 
 export interface GeminiClientOptions {
@@ -75,7 +77,7 @@ export function createGeminiClient(options: GeminiClientOptions): GeminiCaller {
     httpOptions: { ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), fetch: httpTransport },
   });
   return {
-    async generate(request, signal) {
+    async generate(request, signal, onUploaded) {
       const controller = new AbortController();
       let abortReason: AbortReason | undefined;
       const timer = setTimeout(() => {
@@ -92,7 +94,12 @@ export function createGeminiClient(options: GeminiClientOptions): GeminiCaller {
         const response = await ai.models.generateContent({
           model: request.model,
           contents: contentsOf(request),
-          config: { ...request.config, abortSignal: controller.signal },
+          config: {
+            ...request.config,
+            abortSignal: controller.signal,
+            // The SDK's documented per-request override: the same transport, told whom to report the upload to.
+            ...(onUploaded ? { httpOptions: { fetch: (url: string | URL | Request, init?: RequestInit) => httpTransport(url, init, onUploaded) } } : {}),
+          },
         });
         return readAnswer(response);
       } catch (error) {

@@ -7,9 +7,13 @@
  * Behaves like fetch where the SDK depends on it: resolves a `Response` for every HTTP status; rejects with
  * `TypeError('fetch failed')` carrying the socket error as `cause` when no HTTP answer came; rejects with an
  * `AbortError` DOMException when `init.signal` aborts; decodes gzip/deflate/br bodies.
+ *
+ * It also reports when each request's bytes were handed to the operating system ({@link UploadTiming}), for the
+ * scheduler's arrival bound (schedule/arrival-bound.ts).
  */
 import http from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 
@@ -17,6 +21,20 @@ const agents = {
   'http:': new http.Agent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' }),
   'https:': new https.Agent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' }),
 };
+
+/** When a request's last byte was handed to the operating system, and the round trip of its connection. */
+export interface UploadTiming {
+  /** Date.now() at the request's `finish` event (after connection and TLS set-up, when the socket was new), ms. */
+  flushedAt: number;
+  /** How long the TCP connect of the request's socket took (one round trip, plus our own delays), ms; undefined if unseen. */
+  connectRttMs: number | undefined;
+}
+
+/** Receives the {@link UploadTiming} of one request. */
+export type UploadListener = (timing: UploadTiming) => void;
+
+/** The connect time of each socket, measured when it was opened and read again each time it is reused. */
+const connectRtt = new WeakMap<Socket, number>();
 
 function headersOf(init: RequestInit | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -30,8 +48,11 @@ function fetchFailed(cause: unknown): TypeError {
   return Object.assign(new TypeError('fetch failed'), { cause });
 }
 
-/** `fetch(url, init)` over node:http(s). Only what the Gemini SDK uses: method, headers, string/bytes body, signal. */
-export function httpTransport(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+/**
+ * `fetch(url, init)` over node:http(s). Only what the Gemini SDK uses: method, headers, string/bytes body, signal.
+ * @param onUploaded told once the request is sent (not when it fails before that).
+ */
+export function httpTransport(input: string | URL | Request, init?: RequestInit, onUploaded?: UploadListener): Promise<Response> {
   const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   const client = url.protocol === 'https:' ? https : http;
   const agent = url.protocol === 'https:' ? agents['https:'] : agents['http:'];
@@ -64,6 +85,15 @@ export function httpTransport(input: string | URL | Request, init?: RequestInit)
         resolve(new Response(body, { status, statusText: response.statusMessage ?? '', headers: responseHeaders }));
       });
     });
+    if (onUploaded) {
+      const started = performance.now();
+      let socket: Socket | undefined;
+      request.once('socket', (s: Socket) => {
+        socket = s;
+        if (s.connecting) s.once('connect', () => connectRtt.set(s, performance.now() - started));
+      });
+      request.once('finish', () => onUploaded({ flushedAt: Date.now(), connectRttMs: socket ? connectRtt.get(socket) : undefined }));
+    }
     const onAbort = () => request.destroy(new DOMException('This operation was aborted', 'AbortError'));
     signal?.addEventListener('abort', onAbort, { once: true });
     request.on('error', (error) => {

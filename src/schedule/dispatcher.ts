@@ -23,6 +23,7 @@ import {
 import { classifyFailure } from '../gemini/classify-failure.js';
 import type { GeminiCaller, GenerateAnswer, GenerateRequest } from '../gemini/gemini-client.js';
 import type { RequestVariant } from '../prompt/build-request.js';
+import { arrivalBound } from './arrival-bound.js';
 import { fullJitterDelay } from './backoff.js';
 import type { ProjectLimiter, Reservation } from './project-limiter.js';
 import type { Notice, RateLimitPolicy } from './rate-limit-policy.js';
@@ -375,7 +376,7 @@ export class Dispatcher {
     const request = this.#o.buildRequest(item.cells, item.variant);
     let answer: GenerateAnswer;
     try {
-      answer = await pool.client.generate(request, this.#abort.signal);
+      answer = await pool.client.generate(request, this.#abort.signal, (timing) => gate.limiter.arrived(reservation, arrivalBound(timing)));
     } catch (error) {
       gate.limiter.refund(reservation, Date.now());
       this.#onFailure(item, pool, gate, reservation, classifyFailure(error));
@@ -390,7 +391,7 @@ export class Dispatcher {
     this.#refusedInRow = 0;
     gate.limiter.settle(reservation, answer.usage.promptTokenCount, now);
     if (answer.usage.promptTokenCount > 0) this.#o.estimator.observe(item.features, answer.usage.promptTokenCount);
-    gate.policy.onAnswered(now);
+    gate.policy.onAnswered(now, reservation.at);
     item.usage.input += answer.usage.promptTokenCount;
     item.usage.output += answer.usage.candidatesTokenCount;
     item.usage.thoughts += answer.usage.thoughtsTokenCount;

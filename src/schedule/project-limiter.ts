@@ -6,18 +6,29 @@
  * It combines, per dimension:
  * - RPM: a rolling 60 s window of requests + a pacer spreading them through the window;
  * - TPM: a weighted rolling window of input tokens, reserved from the estimate before sending and corrected with
- *   usageMetadata.promptTokenCount afterwards (refunded when the request was rejected) + a token pacer;
- * A request counts as "in flight" from the moment it is sent until its answer, and enters the rolling window at the
- * time of its answer: the server counted it at its arrival, somewhere between the two, so it leaves our window no
- * earlier than it leaves the server's, whatever the network and our own event loop delayed.
+ *   usageMetadata.promptTokenCount afterwards (given back when the request was rejected) + a token pacer;
  * - RPD: requests counted per America/Los_Angeles day (persisted by the job through `DailyUsageStore`);
  * and the state a 429 leaves: paused (per-minute quota: retryDelay), parked (daily quota: until Pacific midnight),
  * disabled (`limit: 0`: the model has no quota on this project). How each quotaId is treated is in ./rate-limit-policy.ts.
+ *
+ * When a request counts. The server counts a request when it arrives (../shared/DESIGN.md, facts §7: a rolling window
+ * of arrivals is what a 429's retryDelay describes — "the expiry of the oldest request that must leave the window" —
+ * and what the issue's independent mock and our simulator implement), so a request must hold its place in our window
+ * from the moment it is sent until 60 s after the latest moment it can have arrived:
+ * - from {@link ProjectLimiter.acquire} until its arrival is bounded it counts as "sending" (in every window at once);
+ * - {@link ProjectLimiter.arrived} moves it into the rolling windows at that bound (./arrival-bound.ts: when its bytes
+ *   reached the operating system plus one measured round trip and a margin);
+ * - an answer or a failure before that bound proves it arrived by then: it enters the windows at that time.
+ * It therefore occupies a window for 60 s + its uplink time, not 60 s + its whole latency: at 20 s per answer the
+ * sustainable rate is the limit, not 60/(60+20) of it. Proof that the server never sees more than the limit: take any
+ * server window and the last request sent among those it holds, at s*. Each other request j it holds arrived after
+ * (window end − 60 s) ≥ s* − 60 s and counts in our window until ≥ its arrival + 60 s, or is still sending: all were
+ * counted when s* was allowed, so they number at most the limit.
  */
 import { nextPacificMidnight, pacificDay } from './pacific-day.js';
 import { Pacer } from './pacer.js';
-import { DEFAULT_HEADROOM, WINDOW_GUARD_MS, type ProjectLimits } from './quota-limits.js';
-import { RollingWindow } from './rolling-window.js';
+import { DEFAULT_HEADROOM, WINDOW_GUARD_MS, type LimitSource, type ProjectLimits } from './quota-limits.js';
+import { RollingWindow, type WindowEntry } from './rolling-window.js';
 
 /** Requests counted per Pacific day, and daily-quota parks, kept across runs in the job directory. */
 export interface DailyUsageStore {
@@ -31,13 +42,17 @@ export interface DailyUsageStore {
   park(project: string, model: string, until: number, reason: string): void;
 }
 
-/** What a sent request holds until its answer arrives. */
+/** What a sent request holds until its answer arrives. Created by {@link ProjectLimiter.acquire}. */
 export interface Reservation {
   /** When it was sent, ms. */
   readonly at: number;
   /** Input tokens reserved (the estimate). */
   readonly tokens: number;
+  /** True once answered, failed or abandoned: later calls about it change nothing. */
   settled: boolean;
+  /** Its entries in the RPM and TPM windows, once its arrival is bounded; undefined while it is still sending. */
+  rpmEntry: WindowEntry | undefined;
+  tpmEntry: WindowEntry | undefined;
 }
 
 export interface ProjectLimiterOptions {
@@ -56,23 +71,27 @@ export type Hold =
   | { kind: 'parked'; until: number; reason: string }
   | { kind: 'disabled'; reason: string };
 
+/** What sets {@link ProjectLimiter.readyAt}: the constraint that holds the next request longest. */
+export type LimiterWait = 'none' | 'rpm' | 'tpm' | 'paused' | 'parked' | 'disabled';
+
+/** A rate is judged from at least this much sending, ms; less is too little to say what the server accepted. */
+export const MEANINGFUL_INTERVAL_MS = 15_000;
+
 export class ProjectLimiter {
   readonly project: string;
   readonly model: string;
-  readonly limits: ProjectLimits;
+  readonly #limits: ProjectLimits;
   readonly #headroom: number;
   readonly #daily: DailyUsageStore | undefined;
   readonly #rpmWindow = new RollingWindow(60_000 + WINDOW_GUARD_MS);
   readonly #tpmWindow = new RollingWindow(60_000 + WINDOW_GUARD_MS);
-  /** Requests sent and not yet answered, and their reserved input tokens. */
-  #rpmInFlight = 0;
-  #tpmInFlight = 0;
+  /** Requests sent whose arrival is not bounded yet, and their reserved input tokens: counted in every window. */
+  #rpmSending = 0;
+  #tpmSending = 0;
   readonly #rpmPacer: Pacer;
   readonly #tpmPacer: Pacer;
-  /** Multiplier (0, 1] on the per-minute rates after 429s that name no limit; recovers additively. */
+  /** Multiplier (0, 1] on the per-minute rates after 429s (./rate-limit-policy.ts decides it). */
   #rateScale = 1;
-  /** What one recovery step adds to the rate scale: a tenth of the scale the last slow-down set. */
-  #recoveryStep = 0.05;
   /** After a 429 although we stayed under the limit: no bursts, only steady pacing. */
   #minimalBurst = false;
   #pausedUntil = 0;
@@ -82,6 +101,8 @@ export class ProjectLimiter {
   #disabledReason: string | undefined;
   /** Largest reservation seen, tokens: the TPM burst must let one such request through. */
   #largestRequest = 1;
+  /** When this run's first request was sent, ms. */
+  #firstSentAt = Infinity;
   /** The Pacific day of the last request and when it ends (formatting the date per request costs more than the rest). */
   #day = '';
   #dayEnds = -Infinity;
@@ -89,30 +110,59 @@ export class ProjectLimiter {
   constructor(options: ProjectLimiterOptions) {
     this.project = options.project;
     this.model = options.model;
-    this.limits = options.limits;
+    this.#limits = options.limits;
     this.#headroom = options.headroom ?? DEFAULT_HEADROOM;
     this.#daily = options.daily;
     this.#rpmPacer = new Pacer(1, 1, options.now);
     this.#tpmPacer = new Pacer(1, 1, options.now);
-    this.reconfigure();
+    this.#reconfigure();
+  }
+
+  /** The limits in force and where each came from. Change them with {@link adoptLimit}. */
+  get limits(): Readonly<{ [K in keyof ProjectLimits]: Readonly<ProjectLimits[K]> }> {
+    return this.#limits;
+  }
+
+  /**
+   * Adopts a limit (a quotaValue, a probe of a default upward, a limit remembered from an earlier run) with its source,
+   * and re-derives the pacing from it.
+   * @param value requests/min (rpm), input tokens/min (tpm) or requests/day (rpd), > 0.
+   * @throws RangeError when value is not a positive number.
+   */
+  adoptLimit(dimension: keyof ProjectLimits, value: number, source: LimitSource): void {
+    if (!(value > 0) || !Number.isFinite(value)) throw new RangeError(`a ${dimension} limit must be a positive number, got ${value}`);
+    this.#limits[dimension] = { value, source };
+    this.#reconfigure();
   }
 
   /** Requests per minute we allow ourselves now (limit × (1 − headroom) × rate scale), ≥ 1. */
   get rpmTarget(): number {
-    return Math.max(1, Math.floor(this.limits.rpm.value * (1 - this.#headroom) * this.#rateScale));
+    return Math.max(1, Math.floor(this.#limits.rpm.value * (1 - this.#headroom) * this.#rateScale));
   }
 
   /** Input tokens per minute we allow ourselves now, ≥ 1. */
   get tpmTarget(): number {
-    return Math.max(1, Math.floor(this.limits.tpm.value * (1 - this.#headroom) * this.#rateScale));
+    return Math.max(1, Math.floor(this.#limits.tpm.value * (1 - this.#headroom) * this.#rateScale));
   }
 
+  /** Requests per minute the limit allows at full rate (limit × (1 − headroom)), whatever 429s did to the rate scale. */
+  get rpmCeiling(): number {
+    return Math.max(1, Math.floor(this.#limits.rpm.value * (1 - this.#headroom)));
+  }
+
+  /** The multiplier (0, 1] 429s left on the per-minute rates. */
   get rateScale(): number {
     return this.#rateScale;
   }
 
-  /** Re-derives pacer rates and bursts from the limits; call after changing `limits` or the rate scale. */
-  reconfigure(): void {
+  /** Sets the rate scale, clamped to [0.001, 1] (never below 0.1 % of the limit). */
+  setRateScale(scale: number): void {
+    this.#rateScale = Math.max(0.001, Math.min(1, scale));
+    this.#reconfigure();
+  }
+
+  /** Re-derives pacer rates and bursts from the limits and the rate scale. */
+  #reconfigure(): void {
     const rpm = this.rpmTarget;
     const tpm = this.tpmTarget;
     // Burst: one second's worth (a sixth of what a server with a 10 s bucket allows), one request when minimal.
@@ -131,7 +181,7 @@ export class ProjectLimiter {
       this.#parkReason = remembered.reason;
     }
     if (this.#parkedUntil > now) return { kind: 'parked', until: this.#parkedUntil, reason: this.#parkReason };
-    const rpd = this.limits.rpd;
+    const rpd = this.#limits.rpd;
     if (rpd && this.#daily) {
       const day = this.#pacificDay(now);
       if (this.#daily.get(this.project, this.model, day) >= rpd.value) {
@@ -149,17 +199,21 @@ export class ProjectLimiter {
    *   when only answers to requests in flight can make room (call again after the next answer).
    */
   readyAt(tokens: number, now: number): number {
+    return this.whenReady(tokens, now).at;
+  }
+
+  /** {@link readyAt} with the constraint that sets it (`none` when a request may start now). */
+  whenReady(tokens: number, now: number): { at: number; wait: LimiterWait } {
     const hold = this.hold(now);
-    if (hold && hold.kind !== 'paused') return Infinity;
+    if (hold && hold.kind !== 'paused') return { at: Infinity, wait: hold.kind };
     const tpm = this.tpmTarget;
-    if (tokens > tpm) return Infinity;
-    return Math.max(
-      hold?.until ?? now,
-      this.#rpmWindow.earliestFit(1 + this.#rpmInFlight, this.rpmTarget, now),
-      this.#tpmWindow.earliestFit(tokens + this.#tpmInFlight, tpm, now),
-      this.#rpmPacer.earliest(1, now),
-      this.#tpmPacer.earliest(tokens, now),
-    );
+    if (tokens > tpm) return { at: Infinity, wait: 'tpm' };
+    const paused = hold?.until ?? now;
+    const rpmAt = Math.max(this.#rpmWindow.earliestFit(1 + this.#rpmSending, this.rpmTarget, now), this.#rpmPacer.earliest(1, now));
+    const tpmAt = Math.max(this.#tpmWindow.earliestFit(tokens + this.#tpmSending, tpm, now), this.#tpmPacer.earliest(tokens, now));
+    const at = Math.max(paused, rpmAt, tpmAt);
+    if (at <= now) return { at, wait: 'none' };
+    return { at, wait: paused >= rpmAt && paused >= tpmAt ? 'paused' : rpmAt >= tpmAt ? 'rpm' : 'tpm' };
   }
 
   /** True when a request of `tokens` can never pass this project's TPM target. */
@@ -167,49 +221,63 @@ export class ProjectLimiter {
     return tokens > this.tpmTarget;
   }
 
-  /** Records a request starting now (call only when {@link readyAt} ≤ now). */
+  /** Records a request starting now (call only when {@link readyAt} ≤ now); it counts as sending until {@link arrived}. */
   acquire(tokens: number, now: number): Reservation {
     if (tokens > this.#largestRequest) {
       this.#largestRequest = tokens;
-      this.reconfigure();
+      this.#reconfigure();
     }
+    this.#firstSentAt = Math.min(this.#firstSentAt, now);
     this.#rpmPacer.take(1, now);
     this.#tpmPacer.take(tokens, now);
     this.#daily?.increment(this.project, this.model, this.#pacificDay(now));
-    this.#rpmInFlight += 1;
-    this.#tpmInFlight += tokens;
-    return { at: now, tokens, settled: false };
+    this.#rpmSending += 1;
+    this.#tpmSending += tokens;
+    return { at: now, tokens, settled: false, rpmEntry: undefined, tpmEntry: undefined };
   }
 
   /**
-   * Records the answer to a request: it leaves the in-flight count and enters the rolling windows at `now`, its input
-   * tokens corrected to the answer's usageMetadata.promptTokenCount (the estimate is kept when that is 0).
+   * The latest time the server can have received the request is `arrivalBound` (ms, from ./arrival-bound.ts): it leaves
+   * the sending count and holds its place in the rolling windows from then on. Ignored once it is in the windows.
+   */
+  arrived(reservation: Reservation, arrivalBound: number): void {
+    if (reservation.rpmEntry !== undefined || reservation.settled) return;
+    this.#enterWindows(reservation, Math.max(arrivalBound, reservation.at), reservation.tokens);
+  }
+
+  /**
+   * Records the answer to a request at `now`: its input tokens are corrected to the answer's
+   * usageMetadata.promptTokenCount (the estimate is kept when that is 0). A request still counted as sending enters the
+   * windows at `now`: the answer proves it arrived by then.
    */
   settle(reservation: Reservation, promptTokenCount: number, now: number): void {
     if (reservation.settled) return;
-    reservation.settled = true;
     const tokens = promptTokenCount > 0 ? promptTokenCount : reservation.tokens;
-    this.#leaveFlight(reservation);
-    this.#rpmWindow.add(1, now);
-    this.#tpmWindow.add(tokens, now);
+    this.#close(reservation, tokens, now);
     this.#tpmPacer.adjust(tokens - reservation.tokens);
   }
 
   /**
-   * Records a request that got no answer with usage (rejected, failed, abandoned): it stays counted as a request, at
-   * `now`, but its reserved input tokens are given back — a rejected request consumes no TPM.
+   * Records a request that got no answer with usage (rejected, failed, abandoned): it stays counted as a request, but
+   * its reserved input tokens are given back — a rejected request consumes no TPM.
    */
   refund(reservation: Reservation, now: number): void {
     if (reservation.settled) return;
-    reservation.settled = true;
-    this.#leaveFlight(reservation);
-    this.#rpmWindow.add(1, now);
+    this.#close(reservation, 0, now);
     this.#tpmPacer.adjust(-reservation.tokens);
   }
 
-  #leaveFlight(reservation: Reservation): void {
-    this.#rpmInFlight -= 1;
-    this.#tpmInFlight -= reservation.tokens;
+  #close(reservation: Reservation, tokens: number, now: number): void {
+    if (reservation.tpmEntry === undefined) this.#enterWindows(reservation, Math.max(now, reservation.at), tokens);
+    else this.#tpmWindow.reweigh(reservation.tpmEntry, tokens);
+    reservation.settled = true;
+  }
+
+  #enterWindows(reservation: Reservation, at: number, tokens: number): void {
+    this.#rpmSending -= 1;
+    this.#tpmSending -= reservation.tokens;
+    reservation.rpmEntry = this.#rpmWindow.add(1, at);
+    reservation.tpmEntry = this.#tpmWindow.add(tokens, at);
   }
 
   /** Stops new requests until `until` (ms); a later pause extends, an earlier one does not shorten. */
@@ -235,44 +303,20 @@ export class ProjectLimiter {
   }
 
   /**
-   * Multiplicative decrease: the per-minute targets become `factor` × what they are. Used when the server's limit is
-   * known (a quotaValue) and a 429 came anyway: its burst is smaller, or another client shares the project.
+   * Requests per minute this project actually sent over the last minute (or since its first request, when that is
+   * sooner), counting requests still sending; undefined before {@link MEANINGFUL_INTERVAL_MS} of sending.
    */
-  scaleRate(factor: number): void {
-    this.#setScale(this.#rateScale * factor);
-  }
-
-  /**
-   * Multiplicative decrease after a 429 that names no limit: the request rate becomes `factor` × the lower of our target
-   * and the requests the server's window can have seen — those answered in our rolling window plus those in flight.
-   * The server refused with at most that many in its window, so a limit far above it (a default, or an --rpm set too
-   * high) must not make "× 0.7" change nothing.
-   */
-  slowDown(factor: number, now: number): void {
-    const seen = this.usage(now).requests;
-    const fromSeen = seen > 0 ? (factor * seen) / (this.limits.rpm.value * (1 - this.#headroom)) : 1;
-    this.#setScale(Math.min(this.#rateScale * factor, fromSeen));
-  }
-
-  /** Sets the rate scale (never below 0.1 % of the limit); a recovery step is a tenth of the new scale. */
-  #setScale(scale: number): void {
-    this.#rateScale = Math.max(0.001, Math.min(1, scale));
-    this.#recoveryStep = Math.max(0.1 * this.#rateScale, 1 / this.limits.rpm.value);
-    this.reconfigure();
-  }
-
-  /** Additive increase: one step (a tenth of the rate the last slow-down set), up to the full limit. */
-  recoverRate(): void {
-    if (this.#rateScale >= 1) return;
-    this.#rateScale = Math.min(1, this.#rateScale + this.#recoveryStep);
-    this.reconfigure();
+  achievedRpm(now: number): number | undefined {
+    const span = Math.min(60_000, now - this.#firstSentAt);
+    if (!(span >= MEANINGFUL_INTERVAL_MS)) return undefined;
+    return (this.usage(now).requests * 60_000) / span;
   }
 
   /** Turns bursts off: requests are only paced. */
   useMinimalBurst(): void {
     if (this.#minimalBurst) return;
     this.#minimalBurst = true;
-    this.reconfigure();
+    this.#reconfigure();
   }
 
   #pacificDay(now: number): string {
@@ -283,8 +327,8 @@ export class ProjectLimiter {
     return this.#day;
   }
 
-  /** Requests and input tokens in the current rolling window, in flight included (for reports and tests). */
+  /** Requests and input tokens in the current rolling window, those still sending included (for reports and tests). */
   usage(now: number): { requests: number; tokens: number } {
-    return { requests: this.#rpmWindow.sum(now) + this.#rpmInFlight, tokens: this.#tpmWindow.sum(now) + this.#tpmInFlight };
+    return { requests: this.#rpmWindow.sum(now) + this.#rpmSending, tokens: this.#tpmWindow.sum(now) + this.#tpmSending };
   }
 }

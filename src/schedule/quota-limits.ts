@@ -27,14 +27,17 @@ export interface ProjectLimits {
 }
 
 /**
- * Headroom kept under each per-minute limit, as a fraction (`--headroom`). Default 0.01: requests count from sending
- * until 60 s after their answer, which already bounds what the server can see, so the margin only has to absorb the
- * error of token estimates for requests in flight and a server that counts slightly differently.
+ * Headroom kept under each per-minute limit, as a fraction (`--headroom`). Default 0.01: a request holds its place in our
+ * window from its sending until 60 s after the latest moment it can have arrived (./project-limiter.ts), which already
+ * bounds what the server can see, so the margin only has to absorb the error of token estimates for requests not yet
+ * answered, the rare request whose uplink outlasts its guard (a lost segment: ./arrival-bound.ts), and a server that
+ * counts slightly differently.
  */
 export const DEFAULT_HEADROOM = 0.01;
 
 /**
- * Extra time added to our rolling window beyond the server's 60 s, ms, for timer and clock granularity. Requests enter
- * our window when their answer arrives, after the server counted them, so network delays need no guard of their own.
+ * Extra time added to our rolling window beyond the server's 60 s, ms, for timer and clock granularity (timers fire
+ * up to a few ms late, Date.now() has 1 ms steps). The time between sending and the server's arrival has its own guard
+ * (./arrival-bound.ts).
  */
 export const WINDOW_GUARD_MS = 50;

@@ -7,21 +7,25 @@
  * | a …PerDay… quotaId (RPD, TPD)                 | parked until midnight Pacific            | to another project       |
  * | a …PerMinute… quotaId, quotaValue < our limit | limit lowered to quotaValue (said once); paused retryDelay + jitter | back through the gate |
  * | a …PerMinute… quotaId at our limit            | no more bursts, rate × 0.8; paused       | back through the gate    |
- * | no details (bare, Help only)                  | rate × 0.7; paused (retryDelay or backoff) | back through the gate  |
+ * | no details (bare, Help only)                  | rate × 0.85 of what was achieved; brief pause | back through the gate |
  *
- * Without details, "rate × 0.7" is 0.7 × the requests the server's window can have held when that is below our target
- * (ProjectLimiter.slowDown): the limit is unknown, and the server refused with that many.
+ * A 429 without details is weak evidence: Vertex's shared quota and gateways send them when capacity is short, not only
+ * at a limit, and one comes now and then at any rate. So the project pauses briefly (0.5–1 s with equal jitter, doubling
+ * for 429s that follow each other, or the server's retryDelay when it gave one), the rate drops moderately relative to
+ * the rate actually achieved over the last minute (at least {@link MEANINGFUL_INTERVAL_MS} of sending, else relative to
+ * the target: a young window holds too few requests to say anything), and recovers multiplicatively (× 1.2 every 5 s
+ * without a 429), back to the full rate within seconds. A per-minute 429 at our own known limit is strong evidence (a
+ * smaller burst, or another client in the project): no bursts, rate × 0.8, recovering additively (a tenth of the
+ * lowered rate every 30 s).
  *
  * A daily 429 can carry a short, misleading retryDelay (fixture 429-b-free-rpd-short-retry-delay.json), so the quotaId
- * decides, never the delay alone. Rates lowered multiplicatively recover additively (a tenth of the lowered rate every
- * 30 s without a 429). A
- * limit that is only the model's default (no --rpm/--tpm given, no quotaValue seen) is probed upward (+25 % a minute)
- * while the window is nearly full and no 429 comes.
+ * decides, never the delay alone. A limit that is only the model's default (no --rpm/--tpm given, no quotaValue seen)
+ * is probed upward (+25 % a minute) while the window is nearly full and no 429 comes.
  */
 import type { RateLimitDetails, QuotaViolation } from '../gemini/quota-failure.js';
 import { equalJitterDelay, serverDelayWithJitter } from './backoff.js';
 import { nextPacificMidnight } from './pacific-day.js';
-import type { ProjectLimiter } from './project-limiter.js';
+import { MEANINGFUL_INTERVAL_MS, type ProjectLimiter } from './project-limiter.js';
 
 /** What happened to the project, and whether the row's attempt counts against --max-attempts. */
 export interface RateLimitOutcome {
@@ -38,7 +42,17 @@ export interface Notice {
   text: string;
 }
 
-const RECOVERY_INTERVAL_MS = 30_000;
+/** After a 429 at a known limit: additive recovery, a tenth of the lowered scale every 30 s. */
+const SLOW_RECOVERY_INTERVAL_MS = 30_000;
+/** After a 429 without details: × {@link FAST_RECOVERY_FACTOR} every 5 s without a 429. */
+const FAST_RECOVERY_INTERVAL_MS = 5_000;
+const FAST_RECOVERY_FACTOR = 1.2;
+/** A 429 without details sets the rate to this fraction of the rate achieved. */
+export const BARE_DECREASE = 0.85;
+/** A per-minute 429 at our own known limit multiplies the rate by this. */
+export const AT_LIMIT_DECREASE = 0.8;
+/** The first pause after a 429 without details and without retryDelay, ms (equal jitter: half to all of it). */
+const BARE_PAUSE_MS = 1_000;
 const PROBE_FACTOR = 1.25;
 const PROBE_INTERVAL_MS = 60_000;
 
@@ -50,6 +64,10 @@ export class RateLimitPolicy {
   #consecutiveBare = 0;
   #last429 = -Infinity;
   #lastStep: number;
+  /** How a lowered rate recovers: set by the 429 that lowered it. */
+  #recovery: 'fast' | 'slow' = 'fast';
+  /** The additive step of a slow recovery: a tenth of the scale the last decrease set. */
+  #slowStep = 0.1;
   /** When the limits or rate last changed because of a 429: answers to requests sent before it teach nothing new. */
   #lastAdaptation = -Infinity;
 
@@ -115,7 +133,7 @@ export class RateLimitPolicy {
       this.#consecutiveBare = 0;
       if (!explained) {
         limiter.useMinimalBurst();
-        limiter.scaleRate(0.8);
+        this.#lower(limiter.rateScale * AT_LIMIT_DECREASE, 'slow');
         this.#lastAdaptation = now;
         this.#notify({
           key: `unexplained:${limiter.project}`,
@@ -126,14 +144,17 @@ export class RateLimitPolicy {
     } else {
       this.#consecutiveBare++;
       if (!stale) {
-        limiter.slowDown(0.7, now);
+        const full = limiter.rpmCeiling;
+        const achieved = limiter.achievedRpm(now);
+        const base = Math.min(limiter.rateScale, achieved === undefined ? 1 : achieved / full);
+        this.#lower(BARE_DECREASE * base, 'fast');
         this.#lastAdaptation = now;
       }
       this.#notify({
         key: `bare:${limiter.project}`,
-        text: `${where}: 429 without quota details; slowing down (rate × 0.7, recovering gradually).`,
+        text: `${where}: 429 without quota details; pausing briefly and slowing to ${Math.round(BARE_DECREASE * 100)} % of the rate achieved, back to full speed within seconds while no 429 follows.`,
       });
-      const backoff = equalJitterDelay(this.#consecutiveBare, this.#random);
+      const backoff = equalJitterDelay(this.#consecutiveBare, this.#random, BARE_PAUSE_MS);
       delay = Math.max(backoff, details.retryDelayMs !== undefined ? serverDelayWithJitter(details.retryDelayMs, this.#random) : 0);
     }
     const until = now + delay;
@@ -141,29 +162,38 @@ export class RateLimitPolicy {
     return { hold: 'paused', until, countsAsAttempt: true };
   }
 
-  /** Call after each answered request: recovers a lowered rate, probes default limits upward. */
-  onAnswered(now: number): void {
-    if (now - this.#lastStep < Math.min(RECOVERY_INTERVAL_MS, PROBE_INTERVAL_MS)) return;
+  /**
+   * Call after each answered request: recovers a lowered rate, probes default limits upward.
+   * @param sentAt when the answered request was sent, ms: an answer to a request sent after the last 429 ends a run of
+   *   429s without details (the next one pauses briefly again).
+   */
+  onAnswered(now: number, sentAt: number = -Infinity): void {
+    if (sentAt > this.#last429) this.#consecutiveBare = 0;
     const limiter = this.#limiter;
-    if (now - this.#last429 >= RECOVERY_INTERVAL_MS && limiter.rateScale < 1) {
-      limiter.recoverRate();
-      this.#lastStep = now;
+    const interval = this.#recovery === 'fast' ? FAST_RECOVERY_INTERVAL_MS : SLOW_RECOVERY_INTERVAL_MS;
+    if (limiter.rateScale < 1) {
+      if (now - this.#lastStep >= interval && now - this.#last429 >= interval) {
+        limiter.setRateScale(this.#recovery === 'fast' ? limiter.rateScale * FAST_RECOVERY_FACTOR : limiter.rateScale + this.#slowStep);
+        this.#lastStep = now;
+      }
       return;
     }
     if (now - this.#last429 >= PROBE_INTERVAL_MS && now - this.#lastStep >= PROBE_INTERVAL_MS) {
       const usage = limiter.usage(now);
-      let probed = false;
-      if (limiter.limits.rpm.source === 'default' && usage.requests >= 0.9 * limiter.rpmTarget) {
-        limiter.limits.rpm.value = Math.ceil(limiter.limits.rpm.value * PROBE_FACTOR);
-        probed = true;
-      }
-      if (limiter.limits.tpm.source === 'default' && usage.tokens >= 0.9 * limiter.tpmTarget) {
-        limiter.limits.tpm.value = Math.ceil(limiter.limits.tpm.value * PROBE_FACTOR);
-        probed = true;
-      }
-      if (probed) limiter.reconfigure();
+      const { rpm, tpm } = limiter.limits;
+      if (rpm.source === 'default' && usage.requests >= 0.9 * limiter.rpmTarget) limiter.adoptLimit('rpm', Math.ceil(rpm.value * PROBE_FACTOR), 'default');
+      if (tpm.source === 'default' && usage.tokens >= 0.9 * limiter.tpmTarget) limiter.adoptLimit('tpm', Math.ceil(tpm.value * PROBE_FACTOR), 'default');
       this.#lastStep = now;
     }
+  }
+
+  /** Lowers the rate scale to `scale` (never raises it) and says how it recovers. */
+  #lower(scale: number, recovery: 'fast' | 'slow'): void {
+    const limiter = this.#limiter;
+    const stillCautious = this.#recovery === 'slow' && limiter.rateScale < 1;
+    limiter.setRateScale(Math.min(limiter.rateScale, scale));
+    this.#recovery = stillCautious ? 'slow' : recovery;
+    this.#slowStep = Math.max(0.1 * limiter.rateScale, 1 / limiter.limits.rpm.value);
   }
 
   /**
@@ -171,24 +201,23 @@ export class RateLimitPolicy {
    * @returns true when the 429 is explained by a limit above the real one.
    */
   #learn(dimension: 'rpm' | 'tpm' | 'rpd', v: QuotaViolation): boolean {
-    const limit = this.#limiter.limits[dimension];
+    const limiter = this.#limiter;
+    const limit = limiter.limits[dimension];
     const value = v.quotaValue;
     if (value === undefined || value <= 0) return false;
     if (limit === undefined) {
-      this.#limiter.limits[dimension] = { value, source: 'learned' };
+      limiter.adoptLimit(dimension, value, 'learned');
       this.#onLearned?.(dimension, value);
       return true;
     }
     if (value === limit.value && limit.source === 'learned') return false;
     if (value < limit.value || limit.source === 'default') {
       const before = limit.value;
-      limit.value = value;
-      limit.source = 'learned';
-      this.#limiter.reconfigure();
+      limiter.adoptLimit(dimension, value, 'learned');
       this.#onLearned?.(dimension, value);
       this.#notify({
-        key: `learned:${this.#limiter.project}:${dimension}:${value}`,
-        text: `project ${this.#limiter.project}, ${this.#limiter.model}: the server's ${dimension.toUpperCase()} limit is ${value} (quotaValue of ${v.quotaId}); was ${before}. Using ${value}.`,
+        key: `learned:${limiter.project}:${dimension}:${value}`,
+        text: `project ${limiter.project}, ${limiter.model}: the server's ${dimension.toUpperCase()} limit is ${value} (quotaValue of ${v.quotaId}); was ${before}. Using ${value}.`,
       });
       return value < before || dimension === 'rpd';
     }

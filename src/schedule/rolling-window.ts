@@ -5,13 +5,19 @@
  * This is the rolling-window half of a per-project limit (RPM: weight 1 per request; TPM: weight = input tokens).
  * Google does not document whether its per-minute window is rolling or clock-aligned
  * (../shared/reference/gemini-api-facts.md §1.3); a rolling window ≤ L also keeps every clock minute ≤ L.
+ *
+ * An event's weight may be corrected after it was added ({@link RollingWindow.reweigh}): a request enters the TPM window
+ * with its estimated input tokens and is corrected to usageMetadata.promptTokenCount when its answer comes.
  */
 
-interface WindowEntry {
-  /** When the event happened (ms since epoch). */
+/** One event in the window. Returned by {@link RollingWindow.add} so that its weight can be corrected later. */
+export interface WindowEntry {
+  /** When the event counts from (ms since epoch). */
   readonly at: number;
   /** Its weight (requests, tokens). */
-  readonly weight: number;
+  weight: number;
+  /** Set once the entry has left the window: correcting it then changes nothing. */
+  expired: boolean;
 }
 
 export class RollingWindow {
@@ -20,6 +26,7 @@ export class RollingWindow {
   #entries: WindowEntry[] = [];
   #head = 0;
   #sum = 0;
+  #lastAt = -Infinity;
 
   /**
    * @param windowMs length of the rolling window in ms (> 0). Default 60,000.
@@ -30,16 +37,34 @@ export class RollingWindow {
     this.windowMs = windowMs;
   }
 
-  /** Records an event of `weight` at `at` (ms). Times must not go backwards (events are added as they happen). */
-  add(weight: number, at: number): void {
-    this.#entries.push({ at, weight });
+  /**
+   * Records an event of `weight` at `at` (ms). An `at` earlier than the latest event's is moved up to it: the event then
+   * stays in the window a little longer than it needs to, never shorter.
+   * @returns the entry, to correct its weight with {@link reweigh}.
+   */
+  add(weight: number, at: number): WindowEntry {
+    const entry: WindowEntry = { at: Math.max(at, this.#lastAt), weight, expired: false };
+    this.#lastAt = entry.at;
+    this.#entries.push(entry);
     this.#sum += weight;
+    return entry;
+  }
+
+  /** Sets an entry's weight (a corrected estimate); an entry that already left the window is only relabelled. */
+  reweigh(entry: WindowEntry, weight: number): void {
+    if (!entry.expired) this.#sum += weight - entry.weight;
+    entry.weight = weight;
   }
 
   /** Sum of the weights in (now − windowMs, now]. */
   sum(now: number): number {
     this.#evict(now);
     return this.#sum;
+  }
+
+  /** Time of the latest event, or −Infinity when none was added. */
+  get lastAt(): number {
+    return this.#lastAt;
   }
 
   /**
@@ -64,7 +89,9 @@ export class RollingWindow {
     const entries = this.#entries;
     let head = this.#head;
     while (head < entries.length && (entries[head] as WindowEntry).at <= horizon) {
-      this.#sum -= (entries[head] as WindowEntry).weight;
+      const entry = entries[head] as WindowEntry;
+      this.#sum -= entry.weight;
+      entry.expired = true;
       head++;
     }
     if (head > 1024 && head * 2 > entries.length) {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nextPacificMidnight, pacificDay } from '../../src/schedule/pacific-day.js';
+import { arrivalBound } from '../../src/schedule/arrival-bound.js';
 import { ProjectLimiter, type DailyUsageStore } from '../../src/schedule/project-limiter.js';
 
 const T0 = Date.parse('2026-11-29T12:00:00Z');
@@ -17,60 +18,74 @@ function limiter(rpm: number, tpm: number, extra: Partial<ConstructorParameters<
 
 interface Sent {
   at: number;
+  /** When the server counted it. */
+  arrivedAt: number;
   answeredAt: number;
   tokens: number;
 }
 
+interface Arrival {
+  gapMs: number;
+  tokens: number;
+  latencyMs?: number;
+  /** Time from sending until the transport hands the last byte to the OS (event loop, connect, TLS), ms. */
+  flushMs?: number;
+  /** The connection's measured connect round trip, ms. */
+  rttMs?: number;
+  /** Where in [0, 1] of its allowance after the flush (round trip + margin) the request reaches the server. */
+  transit?: number;
+}
+
 /**
- * Sends every request as early as the limiter allows; each is answered `latencyMs` later (settled then). Returns when
- * each was sent and answered.
+ * Sends every request as early as the limiter allows. Each request's bytes reach the OS `flushMs` after sending (the
+ * transport then reports it and the limiter bounds its arrival), reach the server anywhere within the guard after that
+ * (the server counts it then), and are answered `latencyMs` after sending (settled then). Returns the times of each.
  */
-function drive(l: ProjectLimiter, arrivals: Array<{ gapMs: number; tokens: number; latencyMs?: number }>): Sent[] {
+function drive(l: ProjectLimiter, arrivals: Arrival[]): Sent[] {
   const sent: Sent[] = [];
-  const pending: Array<{ due: number; reservation: ReturnType<ProjectLimiter['acquire']>; tokens: number }> = [];
-  const settleUntil = (t: number) => {
-    pending.sort((a, b) => a.due - b.due);
-    while (pending.length > 0 && pending[0]!.due <= t) {
-      const p = pending.shift()!;
-      l.settle(p.reservation, p.tokens, p.due);
+  type Event = { due: number; run: () => void };
+  const pending: Event[] = [];
+  const runUntil = (t: number) => {
+    for (;;) {
+      pending.sort((a, b) => a.due - b.due);
+      if (pending.length === 0 || pending[0]!.due > t) return;
+      pending.shift()!.run();
     }
   };
   let t = T0;
-  for (const { gapMs, tokens, latencyMs = 200 } of arrivals) {
+  for (const { gapMs, tokens, latencyMs = 200, flushMs = 0, rttMs = 0, transit = 1 } of arrivals) {
     t += gapMs;
     if (l.tooLarge(tokens)) continue;
     for (;;) {
-      settleUntil(t);
+      runUntil(t);
       const at = l.readyAt(tokens, t);
       if (at <= t) break;
-      const nextAnswer = pending.length > 0 ? Math.min(...pending.map((p) => p.due)) : Infinity;
-      const next = Math.min(at, nextAnswer);
+      const next = Math.min(at, pending.length > 0 ? Math.min(...pending.map((p) => p.due)) : Infinity);
       if (!Number.isFinite(next)) throw new Error('limiter stuck');
       t = next;
     }
     const reservation = l.acquire(tokens, t);
-    pending.push({ due: t + latencyMs, reservation, tokens });
-    sent.push({ at: t, answeredAt: t + latencyMs, tokens });
+    const flushedAt = t + Math.min(flushMs, latencyMs);
+    const bound = arrivalBound({ flushedAt, connectRttMs: rttMs });
+    const arrivedAt = Math.min(flushedAt + transit * (bound - flushedAt), t + latencyMs);
+    pending.push({ due: flushedAt, run: () => l.arrived(reservation, bound) });
+    pending.push({ due: t + latencyMs, run: () => l.settle(reservation, tokens, t + latencyMs) });
+    sent.push({ at: t, arrivedAt, answeredAt: t + latencyMs, tokens });
   }
-  settleUntil(Infinity);
+  runUntil(Infinity);
   return sent;
 }
 
-/**
- * The most weight "occupying" any instant, where a request occupies [sent, answered + window): the server counted it
- * at its arrival, somewhere between sending and answer, so this bounds what any server window of that length saw.
- */
-function maxOccupancy(sent: Sent[], windowMs: number, weight: (s: Sent) => number): number {
-  const events = sent.flatMap((s) => [
-    { t: s.at, d: weight(s) },
-    { t: s.answeredAt + windowMs, d: -weight(s) },
-  ]);
-  events.sort((a, b) => a.t - b.t || a.d - b.d);
-  let level = 0;
+/** The most weight the server's own rolling window (arrivals in (t − 60 s, t]) ever holds. */
+function serverPeak(sent: Sent[], weight: (s: Sent) => number): number {
+  const byArrival = [...sent].sort((a, b) => a.arrivedAt - b.arrivedAt);
   let best = 0;
-  for (const e of events) {
-    level += e.d;
-    best = Math.max(best, level);
+  let sum = 0;
+  let tail = 0;
+  for (const s of byArrival) {
+    sum += weight(s);
+    while (byArrival[tail]!.arrivedAt <= s.arrivedAt - 60_000) sum -= weight(byArrival[tail++]!);
+    best = Math.max(best, sum);
   }
   return best;
 }
@@ -80,31 +95,48 @@ const arrivals = fc.array(
     gapMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 3_000 })),
     tokens: fc.integer({ min: 1, max: 3_000 }),
     latencyMs: fc.oneof(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 0, max: 30_000 })),
+    flushMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 2_000 })),
+    rttMs: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 600 })),
+    transit: fc.oneof(fc.constant(1), fc.double({ min: 0, max: 1, noNaN: true })),
   }),
   { minLength: 1, maxLength: 300 },
 );
 
-describe('ProjectLimiter: no rolling window ever exceeds its limit', () => {
-  it('RPM: at most rpmTarget requests are ever counted by any 60 s window, whatever the latency', () => {
+describe('ProjectLimiter: the server\'s window never exceeds the limit', () => {
+  it('RPM: at most rpmTarget requests arrive in any 60 s, whatever the latency and the uplink (up to the guard)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 500 }), arrivals, (rpm, stream) => {
         const l = limiter(rpm, 10_000_000);
         const sent = drive(l, stream);
-        expect(maxOccupancy(sent, 60_000, () => 1)).toBeLessThanOrEqual(l.rpmTarget);
+        expect(serverPeak(sent, () => 1)).toBeLessThanOrEqual(l.rpmTarget);
       }),
       { numRuns: 150 },
     );
   });
 
-  it('TPM: reserved input tokens counted by any 60 s window stay within tpmTarget', () => {
+  it('TPM: the input tokens arriving in any 60 s stay within tpmTarget', () => {
     fc.assert(
       fc.property(fc.integer({ min: 3_000, max: 200_000 }), arrivals, (tpm, stream) => {
         const l = limiter(100_000, tpm);
         const sent = drive(l, stream);
-        expect(maxOccupancy(sent, 60_000, (s) => s.tokens)).toBeLessThanOrEqual(l.tpmTarget);
+        expect(serverPeak(sent, (s) => s.tokens)).toBeLessThanOrEqual(l.tpmTarget);
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('a transport that never reports the upload is safe too: the request counts until its answer, then 60 s more', () => {
+    const l = limiter(60, 10_000_000);
+    let t = T0;
+    const sent: Sent[] = [];
+    for (let i = 0; i < 200; i++) {
+      t = Math.max(t, l.readyAt(1, t));
+      const r = l.acquire(1, t);
+      // Arrival anywhere up to the answer 5 s later; the answer settles it.
+      l.settle(r, 1, t + 5_000);
+      sent.push({ at: t, arrivedAt: t + 5_000, answeredAt: t + 5_000, tokens: 1 });
+    }
+    expect(serverPeak(sent, () => 1)).toBeLessThanOrEqual(l.rpmTarget);
   });
 
   it('pacing: a token-bucket server with a sixth of a minute of burst never rejects the stream', () => {
@@ -127,13 +159,14 @@ describe('ProjectLimiter: no rolling window ever exceeds its limit', () => {
     );
   });
 
-  it('sustains its target: a backlog of requests goes at the target rate, less one latency per minute', () => {
+  it.each([200, 5_000, 20_000, 60_000])('sustains its target whatever the latency (answers after %i ms)', (latencyMs) => {
     const l = limiter(600, 10_000_000);
-    const sent = drive(l, Array.from({ length: 2_000 }, () => ({ gapMs: 0, tokens: 10, latencyMs: 200 })));
-    const threeMinutes = sent.filter(({ at }) => at < T0 + 180_000).length;
+    const sent = drive(l, Array.from({ length: 4_000 }, () => ({ gapMs: 0, tokens: 10, latencyMs, flushMs: 2, rttMs: 20 })));
+    const fiveMinutes = sent.filter(({ at }) => at < T0 + 300_000).length;
     const perMinute = l.rpmTarget;
-    expect(threeMinutes).toBeLessThanOrEqual(3 * perMinute + 1);
-    expect(threeMinutes).toBeGreaterThanOrEqual(Math.floor(3 * perMinute * (60_000 / 60_300)) - 1);
+    expect(fiveMinutes).toBeLessThanOrEqual(5 * perMinute + 1);
+    // Each request holds the window for 60 s + its uplink guard (2 + 20 + 25 ms) + 50 ms of timer granularity.
+    expect(fiveMinutes).toBeGreaterThanOrEqual(Math.floor(5 * perMinute * (60_000 / 60_100)) - 1);
   });
 });
 
@@ -142,18 +175,23 @@ describe('ProjectLimiter: reservations', () => {
     const l = limiter(1_000, 10_000);
     const r = l.acquire(1_000, T0);
     expect(l.usage(T0).tokens).toBe(1_000);
+    l.arrived(r, T0 + 30);
+    expect(l.usage(T0 + 30).tokens).toBe(1_000);
     l.settle(r, 1_500, T0 + 100);
     expect(l.usage(T0 + 100).tokens).toBe(1_500);
     l.settle(r, 9_999, T0 + 200); // only the first settlement counts
     expect(l.usage(T0 + 200).tokens).toBe(1_500);
   });
 
-  it('a request in flight blocks what would overflow until its answer, then counts from the answer on', () => {
+  it('a request counts from its sending: while sending it blocks what would overflow; once arrived it leaves 60 s after its arrival, not after its answer', () => {
     const l = limiter(1_000, 10_000);
     const r = l.acquire(8_000, T0);
-    expect(l.readyAt(5_000, T0 + 30_000)).toBe(Infinity);
-    l.settle(r, 8_000, T0 + 30_000);
-    expect(l.readyAt(5_000, T0 + 30_000)).toBeGreaterThanOrEqual(T0 + 90_000);
+    expect(l.readyAt(5_000, T0 + 10)).toBe(Infinity);
+    l.arrived(r, T0 + 40);
+    expect(l.readyAt(5_000, T0 + 50)).toBeGreaterThanOrEqual(T0 + 60_040);
+    expect(l.readyAt(5_000, T0 + 50)).toBeLessThanOrEqual(T0 + 60_040 + 50);
+    l.settle(r, 8_000, T0 + 30_000); // a slow answer does not extend its stay
+    expect(l.readyAt(5_000, T0 + 30_000)).toBeLessThanOrEqual(T0 + 60_040 + 50);
   });
 
   it('refund gives back the tokens of a rejected request but keeps it counted as a request', () => {
@@ -170,6 +208,26 @@ describe('ProjectLimiter: reservations', () => {
     const l = limiter(1_000, 10_000);
     expect(l.tooLarge(l.tpmTarget + 1)).toBe(true);
     expect(l.readyAt(l.tpmTarget + 1, T0)).toBe(Infinity);
+  });
+
+  it('says which constraint holds the next request', () => {
+    const l = limiter(60, 10_000_000);
+    expect(l.whenReady(1, T0).wait).toBe('none');
+    l.acquire(1, T0);
+    expect(l.whenReady(1, T0).wait).toBe('rpm');
+    const t = limiter(1_000_000, 1_000);
+    t.arrived(t.acquire(900, T0), T0 + 10);
+    expect(t.whenReady(500, T0 + 20).wait).toBe('tpm');
+    t.pause(T0 + 90_000, 'rate limited');
+    expect(t.whenReady(500, T0 + 20)).toEqual({ at: T0 + 90_000, wait: 'paused' });
+  });
+
+  it('adoptLimit changes the limit, its source and the pacing', () => {
+    const l = limiter(60, 10_000_000);
+    l.adoptLimit('rpm', 600, 'learned');
+    expect(l.limits.rpm).toEqual({ value: 600, source: 'learned' });
+    expect(l.rpmTarget).toBe(594);
+    expect(() => l.adoptLimit('rpm', 0, 'given')).toThrow(RangeError);
   });
 });
 

@@ -57,24 +57,26 @@ describe('RateLimitPolicy: each quotaId takes its path', () => {
     expect(new Set(notices.map((n) => n.key)).size).toBe(1);
   });
 
-  it('a 429 without details lowers the rate multiplicatively and it recovers additively', () => {
+  it('a 429 without details pauses briefly, lowers the rate moderately, and recovers multiplicatively within seconds', () => {
     const { limiter, policy } = setup(1_000);
     const before = limiter.rpmTarget;
     const outcome = policy.onRateLimited(fixture('429-h-bare-capacity.json'), T0);
     expect(outcome.hold).toBe('paused');
-    expect(outcome.until).toBeGreaterThan(T0);
-    expect(limiter.rateScale).toBeCloseTo(0.7);
+    expect(outcome.until).toBeGreaterThanOrEqual(T0 + 500);
+    expect(outcome.until).toBeLessThanOrEqual(T0 + 1_000);
+    expect(limiter.rateScale).toBeCloseTo(0.85);
     expect(limiter.rpmTarget).toBeLessThan(before);
     let t = T0;
-    for (let i = 0; i < 20 && limiter.rateScale < 1; i++) {
-      t += 30_000;
-      policy.onAnswered(t);
+    while (limiter.rateScale < 1 && t < T0 + 60_000) {
+      t += 1_000;
+      policy.onAnswered(t, t - 500);
     }
     expect(limiter.rateScale).toBe(1);
     expect(limiter.rpmTarget).toBe(before);
+    expect(t - T0).toBeLessThanOrEqual(5_000);
   });
 
-  it('without details, the rate drops below what was really sent, not below a limit never reached', () => {
+  it('without details, the rate drops relative to what was really sent over a meaningful interval, not below a limit never reached', () => {
     const { limiter, policy } = setup(1_000);
     let t = T0;
     for (let i = 0; i < 30; i++) {
@@ -82,20 +84,39 @@ describe('RateLimitPolicy: each quotaId takes its path', () => {
       limiter.settle(limiter.acquire(1, t), 1, t + 100);
     }
     policy.onRateLimited(fixture('429-h-bare-capacity.json'), t + 200, t);
-    // 30 requests in the last minute → the target becomes 0.7 × 30 requests/min, not 0.7 × 990.
-    expect(limiter.rpmTarget).toBeLessThanOrEqual(21);
-    expect(limiter.rpmTarget).toBeGreaterThanOrEqual(15);
+    // 30 requests over the last minute → the target becomes 0.85 × 30 requests/min, not 0.85 × 990.
+    expect(limiter.rpmTarget).toBeLessThanOrEqual(26);
+    expect(limiter.rpmTarget).toBeGreaterThanOrEqual(23);
+  });
+
+  it('without details early in a job (a young window of a few requests), the rate drops relative to the target, not to the few requests seen', () => {
+    const { limiter, policy } = setup(1_000);
+    for (let i = 0; i < 16; i++) limiter.settle(limiter.acquire(1, T0 + i * 60), 1, T0 + i * 60 + 30);
+    policy.onRateLimited(fixture('429-h-bare-capacity.json'), T0 + 1_000, T0 + 900);
+    expect(limiter.rateScale).toBeCloseTo(0.85);
+  });
+
+  it('429s without details that follow each other pause longer each time; an answer after them resets the pause', () => {
+    const { policy } = setup(1_000);
+    const first = policy.onRateLimited(fixture('429-h-bare-capacity.json'), T0, T0);
+    const second = policy.onRateLimited(fixture('429-h-bare-capacity.json'), T0 + 2_000, T0 + 1_900);
+    const third = policy.onRateLimited(fixture('429-h-bare-capacity.json'), T0 + 5_000, T0 + 4_900);
+    expect(second.until! - (T0 + 2_000)).toBeGreaterThan(first.until! - T0);
+    expect(third.until! - (T0 + 5_000)).toBeGreaterThan(second.until! - (T0 + 2_000));
+    policy.onAnswered(T0 + 9_000, T0 + 8_000);
+    const fourth = policy.onRateLimited(fixture('429-h-bare-capacity.json'), T0 + 10_000, T0 + 9_900);
+    expect(fourth.until! - (T0 + 10_000)).toBeLessThanOrEqual(1_000);
   });
 
   it('Help-only 429 is treated like a bare one', () => {
     const { limiter, policy } = setup();
     policy.onRateLimited(fixture('429-g-help-only.json'), T0);
-    expect(limiter.rateScale).toBeCloseTo(0.7);
+    expect(limiter.rateScale).toBeCloseTo(0.85);
   });
 
   it('a per-minute 429 at our own limit means smaller bursts or a shared project: no bursts, rate × 0.8', () => {
     const { limiter, policy, notices } = setup(250_000, 250_000);
-    limiter.limits.tpm.source = 'learned';
+    limiter.adoptLimit('tpm', 250_000, 'learned');
     // A young window: 20 requests in the first 2 s. The known limit, not this count, sets the new rate.
     for (let i = 0; i < 20; i++) limiter.settle(limiter.acquire(1, T0 + i * 100), 1, T0 + i * 100 + 50);
     const outcome = policy.onRateLimited(fixture('429-a-free-tpm-old-format.json'), T0 + 2_000);
@@ -104,12 +125,27 @@ describe('RateLimitPolicy: each quotaId takes its path', () => {
     expect(notices.some((n) => n.key.startsWith('unexplained:'))).toBe(true);
   });
 
+  it('after a 429 at our own known limit the rate recovers slowly (a tenth every 30 s), so such 429s stay rare', () => {
+    const { limiter, policy } = setup(250_000, 250_000);
+    limiter.adoptLimit('tpm', 250_000, 'learned');
+    policy.onRateLimited(fixture('429-a-free-tpm-old-format.json'), T0);
+    expect(limiter.rateScale).toBeCloseTo(0.8);
+    for (let t = T0 + 1_000; t < T0 + 29_000; t += 1_000) policy.onAnswered(t, t - 100);
+    expect(limiter.rateScale).toBeCloseTo(0.8);
+    policy.onAnswered(T0 + 30_000, T0 + 29_900);
+    expect(limiter.rateScale).toBeCloseTo(0.88);
+    // A later 429 without details does not turn the cautious recovery into a fast one.
+    policy.onRateLimited(fixture('429-h-bare-capacity.json'), T0 + 31_000, T0 + 30_900);
+    for (let t = T0 + 32_000; t < T0 + 60_000; t += 1_000) policy.onAnswered(t, t - 100);
+    expect(limiter.rateScale).toBeLessThan(0.8);
+  });
+
   it('429s of requests sent before the last adaptation pause but lower nothing again', () => {
     const { limiter, policy } = setup(1_000);
     policy.onRateLimited(fixture('429-h-bare-capacity.json'), T0 + 100, T0);
-    expect(limiter.rateScale).toBeCloseTo(0.7);
+    expect(limiter.rateScale).toBeCloseTo(0.85);
     const outcome = policy.onRateLimited(fixture('429-h-bare-capacity.json'), T0 + 200, T0 + 50);
-    expect(limiter.rateScale).toBeCloseTo(0.7);
+    expect(limiter.rateScale).toBeCloseTo(0.85);
     expect(outcome.hold).toBe('paused');
   });
 
