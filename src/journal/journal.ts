@@ -54,6 +54,12 @@ export class Journal {
   private timer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
   private readonly head = newLineHead();
+  /**
+   * The error of a failed background fdatasync. Linux may drop the dirty pages of a failed writeback and let a later
+   * fdatasync succeed (fsyncgate, https://lwn.net/Articles/752063/), so a retry cannot prove the lines durable: the
+   * error is kept and every later append, flush and close fails with it.
+   */
+  private syncFailure: unknown;
 
   private constructor(readonly file: string, fd: number, index: JournalIndex, end: number, repaired: JournalRepair | null, fsyncIntervalMs: number) {
     this.fd = fd;
@@ -125,9 +131,12 @@ export class Journal {
    * @throws GeminiBatchError code `JOURNAL_WRITE_FAILED` (exit 3: results so far are kept, the job can resume) when
    *   the write fails, e.g. the disk is full; the file is cut back to its last complete line.
    * @throws GeminiBatchError code `JOURNAL_CLOSED` (exit 4) after {@link close}.
+   * @throws GeminiBatchError code `JOURNAL_SYNC_FAILED` (exit 3) once an fdatasync has failed: lines appended before
+   *   it may not be on disk, and a later sync cannot tell.
    */
   append(entry: JournalEntry): void {
     this.assertOpen();
+    this.assertSynced();
     const problem = entryProblem(entry);
     if (problem !== null) throw new GeminiBatchError('JOURNAL_INVALID_ENTRY', `journal entry of row ${String(entry?.row)}: ${problem}`, ExitCode.Internal);
     const bytes = Buffer.from(serializeEntry(entry), 'utf8');
@@ -189,14 +198,18 @@ export class Journal {
     return this.index.rows();
   }
 
-  /** fdatasyncs the file now when anything was appended since the last sync. */
+  /**
+   * fdatasyncs the file now when anything was appended since the last sync.
+   * @throws GeminiBatchError code `JOURNAL_SYNC_FAILED` (exit 3) when this or an earlier (timer) fdatasync failed.
+   */
   flush(): void {
     this.assertOpen();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.assertSynced();
     if (!this.dirty) return;
     this.dirty = false;
-    fs.fdatasyncSync(this.fd);
+    this.sync();
   }
 
   /** Syncs and closes the file. Idempotent; the journal cannot be used afterwards. */
@@ -223,15 +236,35 @@ export class Journal {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (this.closing || !this.dirty) return;
+      if (this.closing || !this.dirty || this.syncFailure !== undefined) return;
       this.dirty = false;
       try {
-        fs.fdatasyncSync(this.fd);
+        this.sync();
       } catch {
-        this.dirty = true; // retried by the next append, flush() or close(), which report the error
+        // Kept in syncFailure: the next append, flush() or close() fails with it.
       }
     }, this.fsyncIntervalMs);
     this.timer.unref();
+  }
+
+  /** fdatasync; a failure is kept for good (see {@link syncFailure}) and thrown. */
+  private sync(): void {
+    try {
+      fs.fdatasyncSync(this.fd);
+    } catch (error) {
+      this.syncFailure ??= error;
+      this.assertSynced();
+    }
+  }
+
+  private assertSynced(): void {
+    if (this.syncFailure === undefined) return;
+    throw new GeminiBatchError(
+      'JOURNAL_SYNC_FAILED',
+      `cannot sync the journal ${this.file} to disk: ${(this.syncFailure as Error).message}. Rows finished since the last sync may be lost; run again to send them.`,
+      ExitCode.Stopped,
+      { cause: this.syncFailure },
+    );
   }
 
   /** Writes every byte at the end of the file; on failure, cuts the file back so it still ends with a whole line. */

@@ -370,6 +370,24 @@ describe('Journal fsync pacing', () => {
     await j.close();
   });
 
+  it('keeps the error of a failed timer fdatasync and fails every later append, flush and close with it (issue 11 item 9)', async () => {
+    vi.useFakeTimers();
+    const j = await Journal.open(file, { fsyncIntervalMs: 1000 });
+    j.append(entry(0));
+    const eio = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    // The kernel reports a failed writeback once; the next fdatasync succeeds although the pages are gone.
+    vi.spyOn(fs, 'fdatasyncSync').mockImplementationOnce(() => {
+      throw eio;
+    });
+    vi.advanceTimersByTime(1000);
+    const failed = { code: 'JOURNAL_SYNC_FAILED', exitCode: 3, cause: eio };
+    expect(() => j.append(entry(1))).toThrow(expect.objectContaining(failed));
+    expect(() => j.flush()).toThrow(expect.objectContaining(failed));
+    await expect(j.close()).rejects.toMatchObject(failed);
+    // Nothing was appended after the failure.
+    expect(fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
   it('does not keep the process alive with its timer', async () => {
     vi.useFakeTimers();
     const spy = vi.spyOn(globalThis, 'setTimeout');
