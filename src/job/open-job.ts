@@ -8,7 +8,8 @@ import type { ClassifyConfig } from '../config/classify-config.js';
 import { JobMismatchError, UsageError } from '../errors.js';
 import type { InputSource, RecordPosition } from '../input/input-source.js';
 import type { FewShotExample } from '../prompt/examples.js';
-import { defaultJobDir, foreignNames, jobFiles, resetJobDir, type JobFiles } from '../journal/job-dir.js';
+import { removeStaleTemporaries } from '../files/atomic-file.js';
+import { defaultJobDir, foreignNames, jobFiles, refuseSymlinks, resetJobDir, type JobFiles } from '../journal/job-dir.js';
 import { acquireJobLock } from '../journal/job-lock.js';
 import { Journal, type JournalRepair } from '../journal/journal.js';
 import { diffManifest, readManifest, sha256File, writeManifest, type Manifest } from '../journal/manifest.js';
@@ -68,6 +69,8 @@ export async function openJob(config: ClassifyConfig, source: InputSource, examp
   await mkdir(dir, { recursive: true });
   const release = await acquireJobLock(dir);
   try {
+    await refuseSymlinks(dir);
+    await removeStaleTemporaries(dir);
     if (config.restart) await resetJobDir(dir);
     const fingerprint = await sha256File(config.input);
     const stored = await readManifest(dir);

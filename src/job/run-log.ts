@@ -4,7 +4,9 @@
  * every 2 seconds while it works and when it ends, so a run killed with SIGKILL still counts up to its last update;
  * readers keep the last record of each run.
  */
+import { constants } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
+import { O_NOFOLLOW } from '../files/atomic-file.js';
 
 export interface RunRecord {
   /** Identifies the run: its start time and process id. */
@@ -20,9 +22,13 @@ export interface RunRecord {
   finished: number;
 }
 
-/** Appends one record. Failures to write are ignored: the log is informative, the journal is the truth. */
+/**
+ * Appends one record, never through a symbolic link (O_NOFOLLOW). Failures to write are ignored: the log is
+ * informative, the journal is the truth.
+ */
 export async function appendRunLog(file: string, record: RunRecord): Promise<void> {
-  await appendFile(file, `${JSON.stringify(record)}\n`).catch(() => undefined);
+  const flag = constants.O_APPEND | constants.O_CREAT | constants.O_WRONLY | O_NOFOLLOW;
+  await appendFile(file, `${JSON.stringify(record)}\n`, { flag }).catch(() => undefined);
 }
 
 /** The last record of every run, in order of first appearance; torn or foreign lines are skipped. */

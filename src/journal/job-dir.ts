@@ -4,6 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
+import { isTemporaryName } from '../files/atomic-file.js';
 import { syncDirectory } from '../files/sync-directory.js';
 
 /** Suffix of a default job directory's name. */
@@ -15,8 +16,10 @@ export interface JobFiles {
   manifest: string;
   /** journal.jsonl: one line per finished row (./journal.ts). */
   journal: string;
-  /** quota-usage.json: requests and tokens spent per quota project and day, written by the scheduler. */
+  /** quota-usage.json: what the job learned about its quotas: parks, limits, refused keys (../job/quota-state-file.ts). */
   quotaUsage: string;
+  /** requests.log: one record per request sent, written before it leaves: the durable RPD count (../job/request-log.ts). */
+  requests: string;
   /** lock: the pid of the gemini-batch running the job (./job-lock.ts). */
   lock: string;
   /** runs.jsonl: one line per run (requests, 429s, retries, exit code), summed by `status`. */
@@ -40,18 +43,43 @@ export function jobFiles(jobDir: string): JobFiles {
     manifest: path.join(jobDir, 'manifest.json'),
     journal: path.join(jobDir, 'journal.jsonl'),
     quotaUsage: path.join(jobDir, 'quota-usage.json'),
+    requests: path.join(jobDir, 'requests.log'),
     lock: path.join(jobDir, 'lock'),
     runs: path.join(jobDir, 'runs.jsonl'),
   };
 }
 
-/** Names gemini-batch writes in a job directory: its files and their temporaries (`.<name>.tmp-<pid>[-<n>]`). */
-const OUR_NAMES = new Set(['manifest.json', 'journal.jsonl', 'quota-usage.json', 'runs.jsonl', 'lock']);
-const OUR_TEMPORARY = /^\.(manifest\.json|quota-usage\.json|lock)\.tmp-\d+(-\d+)?$/;
+/** Names gemini-batch writes in a job directory: its files, their temporaries (../files/atomic-file.ts), lock takeovers. */
+const OUR_NAMES = new Set(['manifest.json', 'journal.jsonl', 'quota-usage.json', 'requests.log', 'runs.jsonl', 'lock']);
+const TEMPORARY_OF = new Set(['manifest.json', 'quota-usage.json', 'requests.log', 'journal.jsonl', 'lock']);
+/** The lock's takeover gates and the files a takeover moves aside (./job-lock.ts). */
+const LOCK_TAKEOVER = /^\.lock\.(takeover|aside)-[0-9a-f]+$/;
+
+function isOurTemporary(name: string): boolean {
+  return [...TEMPORARY_OF].some((of) => isTemporaryName(name, of)) || /^\.lock\.tmp-\d+-\d+$/.test(name);
+}
 
 /** The names in a job directory listing that gemini-batch does not write, sorted. */
 export function foreignNames(names: readonly string[]): string[] {
-  return names.filter((n) => !OUR_NAMES.has(n) && !OUR_TEMPORARY.test(n)).sort();
+  return names.filter((n) => !OUR_NAMES.has(n) && !isOurTemporary(n) && !LOCK_TAKEOVER.test(n)).sort();
+}
+
+/**
+ * Refuses a job directory whose files are symbolic links: gemini-batch would write through them into files elsewhere
+ * (a planted `journal.jsonl → ~/.bashrc` would be appended to). The directory itself may be a link.
+ * @throws UsageError code `JOB_DIR_SYMLINK` (exit 2) naming the first such file.
+ */
+export async function refuseSymlinks(jobDir: string): Promise<void> {
+  const files = jobFiles(jobDir);
+  for (const file of [files.manifest, files.journal, files.quotaUsage, files.requests, files.runs, files.lock]) {
+    const stat = await fs.lstat(file).catch(() => null);
+    if (stat?.isSymbolicLink()) {
+      throw new UsageError(
+        'JOB_DIR_SYMLINK',
+        `${file} is a symbolic link; gemini-batch writes the job directory's files itself and will not write through a link. Remove it, or choose another --job-dir.`,
+      );
+    }
+  }
 }
 
 /**
@@ -83,7 +111,7 @@ export async function resetJobDir(jobDir: string): Promise<void> {
     );
   }
   const files = jobFiles(jobDir);
-  const temporaries = names.filter((n) => OUR_TEMPORARY.test(n) && !n.startsWith('.lock.')).map((n) => path.join(jobDir, n));
-  for (const file of [files.journal, files.quotaUsage, files.runs, ...temporaries, files.manifest]) await fs.rm(file, { force: true });
+  const temporaries = names.filter((n) => isOurTemporary(n) && !n.startsWith('.lock.')).map((n) => path.join(jobDir, n));
+  for (const file of [files.journal, files.quotaUsage, files.requests, files.runs, ...temporaries, files.manifest]) await fs.rm(file, { force: true });
   syncDirectory(jobDir);
 }

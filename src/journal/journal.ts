@@ -13,6 +13,7 @@ import type { RowStatus } from '../row-status.js';
 import type { JournalEntry } from './journal-entry.js';
 import { JournalIndex, type JournalTotals } from './journal-index.js';
 import { readBytes, scanJournal } from './journal-scan.js';
+import { O_NOFOLLOW } from '../files/atomic-file.js';
 import { syncDirectory } from '../files/sync-directory.js';
 import {
   ENTRY_STATUSES,
@@ -86,19 +87,22 @@ export class Journal {
     let fd: number;
     let created = false;
     try {
+      // O_NOFOLLOW: a journal planted as a symbolic link is refused (ELOOP), never appended through.
+      const flags = fs.constants.O_APPEND | fs.constants.O_RDWR | O_NOFOLLOW;
       try {
-        fd = fs.openSync(file, 'ax+'); // O_CREAT | O_EXCL | O_APPEND | O_RDWR: created by us
+        fd = fs.openSync(file, flags | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o666); // created by us
         created = true;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        fd = fs.openSync(file, 'a+');
+        fd = fs.openSync(file, flags);
       }
       if (!fs.fstatSync(fd).isFile()) {
         fs.closeSync(fd);
         throw Object.assign(new Error('not a regular file'), { code: 'EISDIR' });
       }
     } catch (error) {
-      throw new UsageError('JOURNAL_UNREADABLE', `cannot open the journal ${file}: ${(error as Error).message}`, { cause: error });
+      const why = (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'it is a symbolic link, which gemini-batch does not write through' : (error as Error).message;
+      throw new UsageError('JOURNAL_UNREADABLE', `cannot open the journal ${file}: ${why}`, { cause: error });
     }
     try {
       if (created) syncDirectory(path.dirname(file));

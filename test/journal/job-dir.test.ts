@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { acquireJobLock } from '../../src/journal/job-lock.js';
-import { defaultJobDir, jobFiles, resetJobDir } from '../../src/journal/job-dir.js';
+import { defaultJobDir, jobFiles, refuseSymlinks, resetJobDir } from '../../src/journal/job-dir.js';
 import { Journal } from '../../src/journal/journal.js';
 import { writeManifest } from '../../src/journal/manifest.js';
 import { entry, tempDir } from './entries.js';
@@ -21,7 +21,7 @@ describe('job directory', () => {
   });
 
   it('names its files', () => {
-    expect(jobFiles('/j')).toEqual({ manifest: '/j/manifest.json', journal: '/j/journal.jsonl', quotaUsage: '/j/quota-usage.json', lock: '/j/lock', runs: '/j/runs.jsonl' });
+    expect(jobFiles('/j')).toEqual({ manifest: '/j/manifest.json', journal: '/j/journal.jsonl', quotaUsage: '/j/quota-usage.json', requests: '/j/requests.log', lock: '/j/lock', runs: '/j/runs.jsonl' });
   });
 
   it('resets a job: removes its results and temporaries, keeps the lock', async () => {
@@ -56,5 +56,17 @@ describe('job directory', () => {
     const file = path.join(dir, 'file');
     fs.writeFileSync(file, '');
     await expect(resetJobDir(file)).rejects.toMatchObject({ code: 'JOB_DIR_NOT_A_DIRECTORY', exitCode: 2 });
+  });
+
+  it('refuses a job directory whose files are symbolic links (issue 11 item 8)', async () => {
+    const jobDir = path.join(dir, 'job');
+    fs.mkdirSync(jobDir);
+    fs.writeFileSync(path.join(dir, 'victim'), '');
+    await expect(refuseSymlinks(jobDir)).resolves.toBeUndefined();
+    for (const name of ['journal.jsonl', 'runs.jsonl', 'requests.log']) {
+      fs.symlinkSync(path.join(dir, 'victim'), path.join(jobDir, name));
+      await expect(refuseSymlinks(jobDir)).rejects.toMatchObject({ code: 'JOB_DIR_SYMLINK', exitCode: 2, message: expect.stringContaining(name) });
+      fs.rmSync(path.join(jobDir, name));
+    }
   });
 });

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import os from 'node:os';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { jobFiles } from '../../src/journal/job-dir.js';
 import { acquireJobLock, processStartTicks } from '../../src/journal/job-lock.js';
@@ -107,5 +108,75 @@ describe('acquireJobLock', () => {
     writeLock({ pid: 1, hostname: os.hostname(), startedAt: '', acquiredAt: 'later' });
     await release();
     expect(lockOf().pid).toBe(1);
+  });
+});
+
+describe('acquireJobLock taking over a stale lock (issue 11 item 10)', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('never lets a second taker delete the lock the first one just took', async () => {
+    writeLock({ pid: await deadPid(), hostname: os.hostname(), startedAt: '', acquiredAt: 'stale' });
+    // The interleaving of the bug: both callers judge the lock stale; the first replaces it; only then may the second
+    // go on. A removal of the lock by the second caller waits until a lock was linked into place.
+    const lock = jobFiles(dir).lock;
+    let linked!: () => void;
+    const firstLinked = new Promise<void>((resolve) => (linked = resolve));
+    let removals = 0;
+    const realRm = fsp.rm.bind(fsp);
+    const realLink = fsp.link.bind(fsp);
+    vi.spyOn(fsp, 'rm').mockImplementation(async (target, options) => {
+      if (target === lock && ++removals === 2) await firstLinked;
+      return realRm(target, options);
+    });
+    vi.spyOn(fsp, 'link').mockImplementation(async (from, to) => {
+      await realLink(from, to);
+      if (to === lock) linked();
+    });
+    const results = await Promise.allSettled([acquireJobLock(dir), acquireJobLock(dir)]);
+    vi.restoreAllMocks();
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(lockOf().pid).toBe(process.pid);
+  });
+
+  it('lets exactly one of many simultaneous callers take over a lock whose process is gone, every time', async () => {
+    const dead = await deadPid();
+    for (let round = 0; round < 20; round++) {
+      writeLock({ pid: dead, hostname: os.hostname(), startedAt: '', acquiredAt: `round ${round}` });
+      const results = await Promise.allSettled(Array.from({ length: 6 }, () => acquireJobLock(dir)));
+      const winners = results.filter((r): r is PromiseFulfilledResult<() => Promise<void>> => r.status === 'fulfilled');
+      expect(winners, `round ${round}`).toHaveLength(1);
+      for (const r of results) if (r.status === 'rejected') expect((r.reason as UsageError).code).toBe('JOB_LOCKED');
+      expect(lockOf().pid).toBe(process.pid);
+      expect(fs.readdirSync(dir)).toEqual(['lock']); // no claim, temporary or moved-aside file left
+      await winners[0]!.value();
+      expect(fs.existsSync(jobFiles(dir).lock)).toBe(false);
+    }
+  });
+
+  it('moves aside the takeover claim of a taker that died, and takes over', async () => {
+    const dead = await deadPid();
+    writeLock({ pid: dead, hostname: os.hostname(), startedAt: '', acquiredAt: 'stale' });
+    const stale = fs.readFileSync(jobFiles(dir).lock);
+    const { createHash } = await import('node:crypto');
+    const claim = `${dir}/.lock.takeover-${createHash('sha256').update(stale).digest('hex').slice(0, 32)}`;
+    fs.writeFileSync(claim, JSON.stringify({ pid: dead, hostname: os.hostname(), startedAt: '', acquiredAt: 'claim' }));
+    const release = await acquireJobLock(dir);
+    expect(lockOf().pid).toBe(process.pid);
+    expect(fs.readdirSync(dir)).toEqual(['lock']);
+    await release();
+  });
+
+  it('does not write through a lock temporary planted as a symbolic link (issue 11 item 8)', async () => {
+    const victim = `${dir}-victim`;
+    fs.writeFileSync(victim, 'precious');
+    try {
+      // The names earlier versions used: .lock.tmp-<pid>-<n>, n counting this process's calls.
+      for (let n = 1; n <= 200; n++) fs.symlinkSync(victim, `${dir}/.lock.tmp-${process.pid}-${n}`);
+      const release = await acquireJobLock(dir);
+      expect(fs.readFileSync(victim, 'utf8')).toBe('precious');
+      await release();
+    } finally {
+      fs.rmSync(victim, { force: true });
+    }
   });
 });

@@ -405,3 +405,13 @@ describe('Journal.open errors', () => {
     await expect(Journal.open(file)).rejects.toMatchObject({ code: 'JOURNAL_UNREADABLE', exitCode: 2 });
   });
 });
+
+describe('Journal and symbolic links (issue 11 item 8)', () => {
+  it('refuses a journal planted as a symbolic link, and appends nothing through it', async () => {
+    const victim = path.join(dir, 'victim.txt');
+    fs.writeFileSync(victim, 'precious\n');
+    fs.symlinkSync(victim, file);
+    await expect(Journal.open(file)).rejects.toMatchObject({ code: 'JOURNAL_UNREADABLE', exitCode: 2, message: expect.stringContaining('symbolic link') });
+    expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
+  });
+});
