@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, GeminiBatchError } from './errors.js';
+import { redactSecrets } from './config/known-secrets.js';
 import type { RawClassifyOptions } from './config/classify-config.js';
 import type { Io } from './io.js';
 import { TOOL_VERSION } from './version.js';
@@ -140,10 +141,10 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
     }
     if (error instanceof GeminiBatchError) {
-      io.stderr.write(`gemini-batch: ${error.message}\n`);
+      io.stderr.write(`gemini-batch: ${redactSecrets(error.message)}\n`);
       return error.exitCode;
     }
-    io.stderr.write(`gemini-batch: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr.write(`gemini-batch: internal error: ${redactSecrets(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`);
     return ExitCode.Internal;
   }
 }

@@ -10,6 +10,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { InputError, UsageError } from '../errors.js';
+import { rememberSecret } from './known-secrets.js';
 
 export interface ApiKey {
   /** The secret. Only the Gemini client may read it. */
@@ -43,34 +44,75 @@ async function readKeysFile(file: string): Promise<string> {
 
 /**
  * Parses a keys file's text.
- * @throws InputError `KEYS_FILE_INVALID` naming the line (never echoing a key), `KEYS_MISSING` when it holds none.
+ * @throws InputError `KEYS_FILE_INVALID` naming the line and never echoing a key: more than two fields; a comma or
+ *   `=` in the line (`acme,AIza…` or `GEMINI_API_KEY=AIza…` would be taken as one key); a project field that looks
+ *   like a key (`KEY PROJECT` written the wrong way round would show the key as the project's name in every message
+ *   and in quota-usage.json); a key with characters no key has. `KEYS_MISSING` when it holds no key.
  */
 export function parseKeysFile(text: string, file: string): ApiKey[] {
   const keys: ApiKey[] = [];
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  lines.forEach((raw, i) => {
+  const values = new Set<string>();
+  const parsed = lines.map((raw, i) => {
     const line = raw.replace(/#.*$/, '').trim();
-    if (line === '') return;
+    if (line === '') return undefined;
+    const where = { file, line: i + 1, column: 1 };
+    const separator = /[,;=]/.exec(line);
+    if (separator) {
+      throw new InputError(
+        'KEYS_FILE_INVALID',
+        { ...where, column: raw.indexOf(separator[0]) + 1 },
+        `expected "KEY" or "PROJECT KEY" separated by spaces, found "${separator[0]}" (the line is not shown: it may hold a key)`,
+      );
+    }
     const fields = line.split(/\s+/);
     if (fields.length > 2) {
-      throw new InputError('KEYS_FILE_INVALID', { file, line: i + 1, column: 1 }, `expected "KEY" or "PROJECT KEY", found ${fields.length} fields`);
+      throw new InputError('KEYS_FILE_INVALID', where, `expected "KEY" or "PROJECT KEY", found ${fields.length} fields`);
     }
     const [project, value] = fields.length === 2 ? [fields[0], fields[1]] : [undefined, fields[0]];
     if (!value || !/^[\x21-\x7e]+$/.test(value)) {
-      throw new InputError('KEYS_FILE_INVALID', { file, line: i + 1, column: 1 }, 'the key has characters a Gemini API key cannot have');
+      throw new InputError('KEYS_FILE_INVALID', where, 'the key has characters a Gemini API key cannot have');
+    }
+    values.add(value);
+    return { where, project, value };
+  });
+  for (const entry of parsed) {
+    if (!entry) continue;
+    const { where, project, value } = entry;
+    if (project !== undefined && (looksLikeKey(project) || values.has(project))) {
+      throw new InputError(
+        'KEYS_FILE_INVALID',
+        where,
+        `the first field looks like an API key (${project.length} characters${project.startsWith('AIza') ? ', starting AIza' : ''}), and it would be shown ` +
+          'as the project\'s name in every message: write "PROJECT KEY", the project first, or the key alone',
+      );
     }
     keys.push(makeKey(value, keys.length, project));
-  });
+  }
   if (keys.length === 0) throw new InputError('KEYS_MISSING', { file }, 'the keys file holds no key');
   return dedupe(keys, file);
 }
 
 /**
- * Makes the {@link ApiKey} of the `index`-th key (0-based).
+ * True for a text shaped like an API key rather than a project name: a Google API key (`AIza` + 35 characters of
+ * [A-Za-z0-9_-], https://cloud.google.com/docs/authentication/api-keys), an OpenAI-style secret (`sk-…`), or any
+ * run of 32 or more key characters mixing upper case, lower case and digits (a Google Cloud project id has at most
+ * 30 characters, lower case: https://cloud.google.com/resource-manager/docs/creating-managing-projects).
+ */
+export function looksLikeKey(text: string): boolean {
+  if (/^AIza[\w-]{30,}$/.test(text) || /^sk-[\w-]{20,}$/.test(text)) return true;
+  return /^[\w-]{32,}$/.test(text) && /[A-Z]/.test(text) && /[a-z]/.test(text) && /\d/.test(text);
+}
+
+/**
+ * Makes the {@link ApiKey} of the `index`-th key (0-based) and remembers its value, so that any text a server sends
+ * back is cleaned of it (./known-secrets.ts). The alias shows the last four characters of keys of 12 characters or
+ * more, and none of a shorter one (which would show most of it).
  * @param project its quota project; undefined: the key is a project of its own (`key-N`).
  */
 export function makeKey(value: string, index: number, project: string | undefined): ApiKey {
-  const alias = `key-${index + 1} …${value.slice(-4)}`;
+  const alias = value.length >= 12 ? `key-${index + 1} …${value.slice(-4)}` : `key-${index + 1}`;
+  rememberSecret(value, alias);
   return { value, alias, project: project ?? `key-${index + 1}` };
 }
 

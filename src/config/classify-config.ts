@@ -2,6 +2,7 @@
  * Every `classify` option, parsed and validated once, before anything else happens (exit 2 on any problem, before any
  * API call). The names follow the CLI contract of ../shared/DESIGN.md.
  */
+import { checkBaseUrl } from './base-url.js';
 import { UsageError } from '../errors.js';
 import type { InputOptions } from '../input/input-source.js';
 import { parseLabelLines, parseLabelList } from '../prompt/labels.js';
@@ -151,7 +152,7 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
   const model = (raw.model ?? DEFAULT_MODEL).replace(/^models\//, '');
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(model)) throw new UsageError('OPTION_INVALID', `--model ${JSON.stringify(raw.model)} is not a model id such as gemini-2.5-flash.`);
   const baseUrl = raw.baseUrl ?? env.GOOGLE_GEMINI_BASE_URL;
-  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) throw new UsageError('OPTION_INVALID', `--base-url must be an http(s) URL, got ${JSON.stringify(baseUrl)}.`);
+  if (baseUrl !== undefined && !raw.simulate) checkBaseUrl(baseUrl, raw.baseUrl !== undefined ? '--base-url' : 'GOOGLE_GEMINI_BASE_URL');
   const temperature = nonNegativeNumber('--temperature', raw.temperature) ?? 0;
   if (temperature > 2) throw new UsageError('OPTION_INVALID', `--temperature must be between 0 and 2, got ${temperature}.`);
 

@@ -18,6 +18,7 @@ import {
   ServerFailure,
   TimeoutFailure,
 } from './api-failures.js';
+import { redactSecrets, redactSecretsDeep } from '../config/known-secrets.js';
 import { readRateLimitDetails } from './quota-failure.js';
 import { parseRpcStatus, type RpcStatus } from './rpc-status.js';
 
@@ -25,7 +26,9 @@ import { parseRpcStatus, type RpcStatus } from './rpc-status.js';
 export type AbortReason = { kind: 'timeout'; timeoutMs: number } | { kind: 'cancel' };
 
 /**
- * Classifies a thrown value.
+ * Classifies a thrown value. Every text the failure carries (message, parsed body) has the known keys replaced by
+ * their aliases first (../config/known-secrets.ts): a 403 quotes the key it refused, and failures end in the journal,
+ * the output, notices and quota-usage.json.
  * @param error what the SDK call threw.
  * @param abortReason set when our signal fired: the abort wins over whatever error it caused.
  */
@@ -38,17 +41,20 @@ export function classifyFailure(error: unknown, abortReason?: AbortReason): ApiF
   if (status === undefined) {
     const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
     const detail = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-    return new ConnectionFailure(`connection failed: ${detail}`, { cause: error });
+    return new ConnectionFailure(`connection failed: ${redactSecrets(detail)}`, { cause: error });
   }
-  const text = error instanceof Error ? error.message : String(error);
+  const text = redactSecrets(error instanceof Error ? error.message : String(error));
   return failureForStatus(status, parseRpcStatus(text), text);
 }
 
 /**
- * Maps an HTTP status and parsed body to a failure. Exported for clients that do their own fetch.
+ * Maps an HTTP status and parsed body to a failure. Exported for clients that do their own fetch. The known keys are
+ * replaced by their aliases in `raw` and `rpc` (see {@link classifyFailure}), before the message is cut to length.
  * @param raw the raw body or message, used when `rpc` is null.
  */
-export function failureForStatus(status: number, rpc: RpcStatus | null, raw: string): ApiFailure {
+export function failureForStatus(status: number, rpcIn: RpcStatus | null, rawIn: string): ApiFailure {
+  const raw = redactSecrets(rawIn);
+  const rpc = rpcIn === null ? null : redactSecretsDeep(rpcIn);
   const message = describe(status, rpc, raw);
   if (status === 429) {
     return new RateLimitFailure(message, rpc, rpc ? readRateLimitDetails(rpc) : { violations: [], retryDelayMs: undefined, limitZero: false });

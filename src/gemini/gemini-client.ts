@@ -7,6 +7,7 @@
 import { GoogleGenAI, type Content, type GenerateContentConfig, type GenerateContentResponse } from '@google/genai';
 import type { ApiFailure } from './api-failures.js';
 import { classifyFailure, type AbortReason } from './classify-failure.js';
+import { redactSecrets } from '../config/known-secrets.js';
 import { httpTransport, type UploadListener } from './http-transport.js';
 
 /** One generateContent call: the rendered prompt and the config (system instruction, schema, thinking…). */
@@ -114,7 +115,8 @@ export function createGeminiClient(options: GeminiClientOptions): GeminiCaller {
 
 /**
  * Reads a response the way `response.text` does (non-thought text parts of candidate 0), without the SDK's console
- * warnings. Source: §4.5 and the recordings in test/fixtures/gemini/200-*.json.
+ * warnings, with the known keys replaced by their aliases (../config/known-secrets.ts). Source: §4.5 and the
+ * recordings in test/fixtures/gemini/200-*.json.
  */
 export function readAnswer(response: GenerateContentResponse): GenerateAnswer {
   const candidate = response.candidates?.[0];
@@ -122,7 +124,7 @@ export function readAnswer(response: GenerateContentResponse): GenerateAnswer {
   const texts = parts.filter((p) => typeof p.text === 'string' && !p.thought).map((p) => p.text as string);
   const usage = response.usageMetadata;
   return {
-    text: texts.length > 0 ? texts.join('') : undefined,
+    text: texts.length > 0 ? redactSecrets(texts.join('')) : undefined,
     finishReason: candidate?.finishReason ?? undefined,
     blockReason: response.promptFeedback?.blockReason ?? undefined,
     usage: {

@@ -11,6 +11,7 @@
  * Writes are batched (at most every `flushIntervalMs`) and atomic.
  */
 import { readFileSync } from 'node:fs';
+import { redactSecrets } from '../config/known-secrets.js';
 import { writeFileAtomic } from '../files/atomic-file.js';
 import type { DailyUsageStore } from '../schedule/project-limiter.js';
 
@@ -111,7 +112,8 @@ export class QuotaStateFile implements DailyUsageStore {
     }
     if (!this.#dirty) return this.#writing;
     this.#dirty = false;
-    const text = `${JSON.stringify(this.#data)}\n`;
+    // Reasons quote what servers said: cleaned of known keys again here, the last step before the disk.
+    const text = redactSecrets(`${JSON.stringify(this.#data)}\n`);
     this.#writing = this.#writing.then(() => writeFileAtomic(this.#file, text)).catch(() => undefined);
     return this.#writing;
   }

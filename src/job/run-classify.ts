@@ -7,6 +7,7 @@
  * → endpoint (simulator) → send → output → summary.
  */
 import type { RawClassifyOptions } from '../config/classify-config.js';
+import { redactSecrets } from '../config/known-secrets.js';
 import { ExitCode, UsageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { ModelFailure } from '../gemini/api-failures.js';
@@ -80,7 +81,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   const notify = (notice: { key: string; text: string }) => {
     if (notices.has(notice.key)) return;
     notices.add(notice.key);
-    reporter.notice(notice.text);
+    reporter.notice(redactSecrets(notice.text));
   };
   const { gates, pools, onKeyRefused } = buildPools(config, endpoint, daily, notify);
   const estimator = new TokenEstimator();
