@@ -8,7 +8,7 @@
  * those of a killed process can be found and removed ({@link removeStaleTemporaries}).
  */
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import fsSync, { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { syncDirectory } from './sync-directory.js';
@@ -72,6 +72,29 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
     await fs.rename(temp, file);
   } catch (error) {
     await fs.rm(temp, { force: true });
+    throw error;
+  }
+  syncDirectory(path.dirname(file));
+}
+
+/**
+ * {@link writeFileAtomic} without leaving the event loop: for small files whose new content must be on disk before
+ * the caller goes on (a daily-quota park, a refused key), even if the process is killed the next moment.
+ * @throws the fs error of the failing step; the temporary file is removed.
+ */
+export function writeFileAtomicSync(file: string, data: string | Uint8Array): void {
+  const temp = temporaryPathFor(file);
+  try {
+    const fd = fsSync.openSync(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | O_NOFOLLOW, 0o666);
+    try {
+      fsSync.writeFileSync(fd, data);
+      fsSync.fsyncSync(fd);
+    } finally {
+      fsSync.closeSync(fd);
+    }
+    fsSync.renameSync(temp, file);
+  } catch (error) {
+    fsSync.rmSync(temp, { force: true });
     throw error;
   }
   syncDirectory(path.dirname(file));

@@ -1,19 +1,23 @@
 /**
- * What a job has learned about its quotas, kept in the job directory (`quota-usage.json`) so that the next run starts
- * from it instead of hitting the same walls again:
+ * What a job has learned about its quotas, kept in the job directory so that the next run starts from it instead of
+ * hitting the same walls again:
  * - requests per Pacific day, per quota project and model (RPD resets at midnight America/Los_Angeles,
- *   https://ai.google.dev/gemini-api/docs/rate-limits), and daily-quota parks;
- * - limits learned from a 429's quotaValue;
- * - keys the API refused (by a hash of the key, never the key), for 24 hours.
+ *   https://ai.google.dev/gemini-api/docs/rate-limits): counted durably in `requests.log` (./request-log.ts), one line
+ *   written before each request leaves, so a run killed with SIGKILL loses no count;
+ * - daily-quota parks, limits learned from a 429's quotaValue, keys the API refused (by a hash of the key, never the
+ *   key, for 24 hours): in `quota-usage.json`, rewritten atomically and synchronously when one of them changes (rare
+ *   events, each on disk before the run goes on).
  *
- * File shape: `{"day":"2026-11-29","requests":{"<project>\u0000<model>":123},"parked":{"<project>\u0000<model>":
- * {"until":<ms>,"reason":"…"}}}`; counts from an earlier day are ignored, parks last until their time.
- * Writes are batched (at most every `flushIntervalMs`) and atomic.
+ * quota-usage.json: `{"day":"2026-11-29","requests":{"<project>\u0000<model>":123},"parked":{"<project>\u0000<model>":
+ * {"until":<ms>,"reason":"…"}},"learned":{…},"refusedKeys":{…}}`; `day` and `requests` are a snapshot of the log
+ * for people (and the count of job directories written before requests.log existed); parks last until their time.
  */
+import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { redactSecrets } from '../config/known-secrets.js';
-import { writeFileAtomic } from '../files/atomic-file.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../files/atomic-file.js';
 import type { DailyUsageStore } from '../schedule/project-limiter.js';
+import { RequestLog } from './request-log.js';
 
 interface UsageFile {
   day: string;
@@ -28,27 +32,34 @@ export const REFUSED_KEY_MEMORY_MS = 24 * 3_600_000;
 
 export class QuotaStateFile implements DailyUsageStore {
   readonly #file: string;
-  readonly #flushIntervalMs: number;
+  readonly #log: RequestLog;
   #data: UsageFile = { day: '', requests: {} };
-  #dirty = false;
-  #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
 
-  /** Loads `file` if it exists and is readable; a damaged file counts as empty (the count only errs on the low side). */
-  constructor(file: string, flushIntervalMs = 2_000) {
+  /**
+   * Loads `file` (quota-usage.json) and the `requests.log` beside it, if they exist and are readable; a damaged file
+   * counts as empty (the count only errs on the low side). Nothing is written until something changes.
+   */
+  constructor(file: string) {
     this.#file = file;
-    this.#flushIntervalMs = flushIntervalMs;
+    this.#log = new RequestLog(path.join(path.dirname(file), 'requests.log'));
     try {
       const parsed = JSON.parse(readFileSync(file, 'utf8')) as UsageFile;
       if (typeof parsed.day === 'string' && typeof parsed.requests === 'object' && parsed.requests !== null) this.#data = parsed;
     } catch {
       // absent or damaged: start from zero
     }
+    if (this.#log.isEmpty) {
+      // A job directory from before requests.log: its counts were in quota-usage.json.
+      for (const [key, count] of Object.entries(this.#data.requests)) {
+        const [project, model] = key.split('\u0000');
+        if (project !== undefined && model !== undefined && typeof count === 'number') this.#log.seed(project, model, this.#data.day, count);
+      }
+    }
   }
 
   get(project: string, model: string, day: string): number {
-    if (this.#data.day !== day) return 0;
-    return this.#data.requests[`${project}\u0000${model}`] ?? 0;
+    return this.#log.get(project, model, day);
   }
 
   parked(project: string, model: string): { until: number; reason: string } | undefined {
@@ -62,8 +73,7 @@ export class QuotaStateFile implements DailyUsageStore {
 
   park(project: string, model: string, until: number, reason: string): void {
     this.#data.parked = { ...this.#data.parked, [`${project}\u0000${model}`]: { until, reason } };
-    this.#dirty = true;
-    void this.flush();
+    this.#save();
   }
 
   /** Limits a 429's quotaValue taught for this project and model. */
@@ -75,8 +85,7 @@ export class QuotaStateFile implements DailyUsageStore {
   learn(project: string, model: string, dimension: 'rpm' | 'tpm' | 'rpd', value: number): void {
     const key = `${project}\u0000${model}`;
     this.#data.learned = { ...this.#data.learned, [key]: { ...this.#data.learned?.[key], [dimension]: value } };
-    this.#dirty = true;
-    void this.flush();
+    this.#save();
   }
 
   /** The refusal of a key in the last 24 hours, by key id (a hash of the key). */
@@ -88,33 +97,50 @@ export class QuotaStateFile implements DailyUsageStore {
   /** Remembers that the API refused a key (400 API_KEY_INVALID, 401, 403). */
   refuse(keyId: string, alias: string, reason: string): void {
     this.#data.refusedKeys = { ...this.#data.refusedKeys, [keyId]: { alias, reason, at: Date.now() } };
-    this.#dirty = true;
-    void this.flush();
+    this.#save();
   }
 
+  /**
+   * Counts one request, in requests.log, before it leaves (see the file comment). When the log cannot be written
+   * (disk full), the request is still counted in memory for this run and the run goes on: the journal reports a full
+   * disk itself, and a count can only err low.
+   */
   increment(project: string, model: string, day: string): void {
+    this.#log.increment(project, model, day);
     if (this.#data.day !== day) this.#data = { ...this.#data, day, requests: {} };
     const key = `${project}\u0000${model}`;
-    this.#data.requests[key] = (this.#data.requests[key] ?? 0) + 1;
-    this.#dirty = true;
-    this.#timer ??= setTimeout(() => {
-      this.#timer = undefined;
-      void this.flush();
-    }, this.#flushIntervalMs);
-    this.#timer.unref?.();
+    this.#data.requests[key] = this.#log.get(project, model, day);
   }
 
-  /** Writes pending counts now. */
+  /** Writes the snapshot of today's counts to quota-usage.json and syncs requests.log. */
   flush(): Promise<void> {
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
+    try {
+      this.#log.sync();
+    } catch {
+      // reported by the next increment, which fails the same way
     }
-    if (!this.#dirty) return this.#writing;
-    this.#dirty = false;
-    // Reasons quote what servers said: cleaned of known keys again here, the last step before the disk.
-    const text = redactSecrets(`${JSON.stringify(this.#data)}\n`);
+    const text = this.#text();
     this.#writing = this.#writing.then(() => writeFileAtomic(this.#file, text)).catch(() => undefined);
     return this.#writing;
+  }
+
+  /** Syncs and closes requests.log. */
+  async close(): Promise<void> {
+    await this.flush();
+    this.#log.close();
+  }
+
+  /** quota-usage.json now, on disk before this returns; a failure to write is ignored (the state only helps). */
+  #save(): void {
+    try {
+      writeFileAtomicSync(this.#file, this.#text());
+    } catch {
+      // unwritable job directory: the next run learns the same things again
+    }
+  }
+
+  /** The file's text; reasons quote what servers said, cleaned of known keys again here, the last step before the disk. */
+  #text(): string {
+    return redactSecrets(`${JSON.stringify(this.#data)}\n`);
   }
 }

@@ -187,7 +187,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     clearInterval(ticker);
     interrupts.remove();
     journal.flush();
-    await daily.flush();
+    await daily.close();
     await logRun(null);
   }
   reporter.tick(snapshot());
