@@ -85,6 +85,21 @@ export interface InputSource {
    * @throws InputError (code `INPUT_COLUMN_COUNT`, `INPUT_MALFORMED`…) naming the line, while iterating.
    */
   records(options?: { from?: RecordPosition }): AsyncIterable<InputRecord>;
+  /**
+   * The first `count` non-blank records after the header as they are in the file: line and cells, not fitted to the
+   * columns (a record may have more or fewer cells than there are columns, without error). For messages, e.g. to find
+   * the real header under a title row. Absent where `records()` never refuses a record for its field count (XLSX):
+   * use `records()` there.
+   * @throws InputError `INPUT_MALFORMED`, `INPUT_ENCODING` while reading.
+   */
+  sampleRecords?(count: number): Promise<SampledRecord[]>;
+}
+
+/** A record as read, for messages (`InputSource.sampleRecords`). */
+export interface SampledRecord {
+  /** 1-based physical line where it starts (sheet row for XLSX). */
+  line: number;
+  cells: string[];
 }
 
 /** Where a record starts: its index and the 1-based physical line of its first character (InputRecord.line). */

@@ -2,11 +2,12 @@ import { open } from 'node:fs/promises';
 import iconv from 'iconv-lite';
 import { InputError } from '../errors.js';
 import { streamCsvRecords, type CsvPlan, type RawRecord } from './csv-records.js';
-import { effectiveFieldCount, fitColumnCount } from './column-count.js';
+import { columnCountError, effectiveFieldCount, fitColumnCount, MAX_BAD_RECORDS_NAMED, type BadFieldCount } from './column-count.js';
+import { binaryEvidence, type BinaryEvidence } from './binary-sniff.js';
 import { describeDialect } from './describe-dialect.js';
 import { detectBom, detectEncoding, type DetectedEncoding } from './detect-encoding.js';
 import { cleanHeader } from './header.js';
-import type { InputDialect, InputRecord, InputSource, RecordPosition } from './input-source.js';
+import type { InputDialect, InputRecord, InputSource, RecordPosition, SampledRecord } from './input-source.js';
 import { detectLineBreak, offsetAfterLines } from './line-breaks.js';
 import type { NormalizedInputOptions } from './normalize-options.js';
 import { LazyRecord } from './row-identity.js';
@@ -30,13 +31,18 @@ export interface CsvFile {
  * the delimiter and the line breaks, then streams up to the header (the first non-blank record at or after
  * `--header-row`). In relax mode only, the whole file is pre-scanned once for its widest record, so that extra
  * fields get `column_N` names.
- * @throws InputError `INPUT_EMPTY` (no header), `INPUT_ENCODING`, `INPUT_MALFORMED`, and `INPUT_COLUMN_COUNT`
+ * @throws InputError `INPUT_BINARY` (the head looks like an image, archive or other binary data, not text; unless
+ *   `--encoding` is given), `INPUT_EMPTY` (no header), `INPUT_ENCODING`, `INPUT_MALFORMED`, and `INPUT_COLUMN_COUNT`
  *   (from `records()`, while iterating).
  */
 export async function openCsv(file: CsvFile, options: NormalizedInputOptions): Promise<InputSource> {
   const head = await readHead(file.path);
   const wholeFile = head.length >= file.size;
   const encoding = chooseEncoding(head, wholeFile, options.encoding);
+  if (encoding.source === 'valid UTF-8' || encoding.source === 'chardet') {
+    const binary = binaryEvidence(head);
+    if (binary) throw binaryFile(file.displayPath, binary);
+  }
   const headText = decodeHead(head.subarray(encoding.bomLength), encoding.encoding);
 
   const sepDelimiter = readSepLine(headText);
@@ -98,7 +104,22 @@ export async function openCsv(file: CsvFile, options: NormalizedInputOptions): P
     size: file.size,
     describe: () => describeDialect(dialect, header.line, columns.length),
     records: (options) => csvRecords(plan, header, width, headerFields, relax, options?.from),
+    sampleRecords: (count) => sampleRecords(plan, count),
   };
+}
+
+/** The first `count` records after the header, as parsed (see `InputSource.sampleRecords`). */
+async function sampleRecords(plan: CsvPlan, count: number): Promise<SampledRecord[]> {
+  const out: SampledRecord[] = [];
+  let header = true;
+  for await (const batch of streamCsvRecords({ ...plan, chunkBytes: HEAD_BYTES })) {
+    for (const record of batch) {
+      if (header) header = false;
+      else out.push({ line: record.line, cells: record.cells });
+      if (out.length >= count) return out;
+    }
+  }
+  return out;
 }
 
 /**
@@ -115,21 +136,34 @@ async function* csvRecords(
 ): AsyncGenerator<InputRecord> {
   let index = from ? from.index : -1;
   const readPlan = from ? { ...plan, skipLines: from.line - 1 } : plan;
-  for await (const batch of streamCsvRecords(readPlan)) {
-    for (const record of batch) {
-      if (index === -1) {
-        index = 0; // the header
-        continue;
+  // After the first record that does not fit, read on for more (up to MAX_BAD_RECORDS_NAMED) so that the error names
+  // them all and one edit fixes the file; nothing after the first bad record is yielded.
+  const bad: BadFieldCount[] = [];
+  const where = { file: plan.displayPath, headerLine: header.line };
+  try {
+    for await (const batch of streamCsvRecords(readPlan)) {
+      for (const record of batch) {
+        if (index === -1) {
+          index = 0; // the header
+          continue;
+        }
+        const cells = fitColumnCount(record.cells, width, relax);
+        if (cells === undefined) {
+          bad.push({ line: record.line, fields: effectiveFieldCount(record.cells, headerFields) });
+          if (bad.length === MAX_BAD_RECORDS_NAMED) throw columnCountError(bad, false, headerFields, where);
+          continue;
+        }
+        if (bad.length > 0) continue;
+        yield new LazyRecord(index, record.line, cells);
+        index += 1;
       }
-      const cells = fitColumnCount(record.cells, width, headerFields, relax, {
-        file: plan.displayPath,
-        line: record.line,
-        headerLine: header.line,
-      });
-      yield new LazyRecord(index, record.line, cells);
-      index += 1;
     }
+  } catch (error) {
+    // A malformed record further on does not hide the field counts already found.
+    if (bad.length > 0 && !(error instanceof InputError && error.code === 'INPUT_COLUMN_COUNT')) throw columnCountError(bad, false, headerFields, where);
+    throw error;
   }
+  if (bad.length > 0) throw columnCountError(bad, true, headerFields, where);
 }
 
 /** The first record (the header), reading in 64 KB chunks so that opening reads little more than the head. */
@@ -176,4 +210,15 @@ function chooseEncoding(head: Buffer, wholeFile: boolean, forced: string | undef
 function decodeHead(bytes: Buffer, encoding: string): string {
   const decoder = iconv.getDecoder(encoding, { stripBOM: false });
   return decoder.write(bytes);
+}
+
+/** `INPUT_BINARY`: no `--encoding` can make text of it; say what it looks like and what to do. */
+function binaryFile(displayPath: string, evidence: BinaryEvidence): InputError {
+  const what = evidence.kind ? `it looks like ${evidence.kind}, not text` : 'it looks binary, not text';
+  return new InputError(
+    'INPUT_BINARY',
+    { file: displayPath },
+    `${what} (${evidence.controlBytes} of its first ${evidence.sampled} bytes are control bytes that a CSV or TSV file does not hold). ` +
+      'Check that this is the file you meant; a spreadsheet has to be saved as CSV (UTF-8) or Excel Workbook (.xlsx) first.',
+  );
 }

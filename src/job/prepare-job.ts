@@ -10,10 +10,11 @@ import { modelProfile } from '../prompt/model-profile.js';
 import type { GenerateRequest } from '../gemini/gemini-client.js';
 import type { InputSource } from '../input/input-source.js';
 import { openInput } from '../input/open-input.js';
+import { requireDataRows } from '../input/require-data-rows.js';
 import { requestBuilder, type RequestVariant } from '../prompt/build-request.js';
 import { loadExamples, type FewShotExample } from '../prompt/examples.js';
 import { requestFeatures } from '../prompt/request-features.js';
-import { compileTemplate, type CompiledTemplate } from '../prompt/template.js';
+import { compileTemplate, headerRowHint, UnknownColumnsError, type CompiledTemplate } from '../prompt/template.js';
 import { resultLayout, type ResultLayout } from './write-results.js';
 
 export interface PreparedJob {
@@ -40,7 +41,8 @@ export async function prepareJob(input: string, raw: RawClassifyOptions, env: No
     );
   }
   const source = await openInput(config.input, config.inputOptions);
-  const template = compileTemplate(config.prompt, source.columns, new Set(source.ambiguousColumns));
+  const template = await compileAgainst(config.prompt, source);
+  await requireDataRows(source);
   const examples = config.examplesFile !== undefined ? await examplesFor(config, template) : [];
   const mode: AnswerMode = config.labels ? { kind: 'labels', labels: config.labels } : config.schema ? { kind: 'schema', schema: config.schema } : { kind: 'text' };
   const build = requestBuilder({
@@ -56,6 +58,33 @@ export async function prepareJob(input: string, raw: RawClassifyOptions, env: No
   });
   const features = requestFeatures({ template, system: config.system, labels: config.labels, schema: config.schema?.json, examples });
   return { config, source, template, examples, mode, layout: resultLayout(source.columns, source.headerCells, config.schema?.properties), build, features };
+}
+
+/**
+ * Compiles the prompt against the input's columns. When placeholders are not columns but are cells of a record a few
+ * lines down (a title row above the real header), the error says which `--header-row` to pass.
+ * @throws UnknownColumnsError and the other UsageErrors of `compileTemplate`.
+ */
+async function compileAgainst(prompt: string, source: InputSource): Promise<CompiledTemplate> {
+  try {
+    return compileTemplate(prompt, source.columns, new Set(source.ambiguousColumns));
+  } catch (error) {
+    if (!(error instanceof UnknownColumnsError)) throw error;
+    const sample = await sampleForHint(source).catch(() => []);
+    throw error.withHint(headerRowHint(error, sample, source.dialect.format === 'xlsx' ? 'row' : 'line'));
+  }
+}
+
+/** Records to look for the real header in: the first 20 after the one taken as the header. */
+async function sampleForHint(source: InputSource): Promise<Array<{ line: number; cells: string[] }>> {
+  const count = 20;
+  if (source.sampleRecords) return source.sampleRecords(count);
+  const out: Array<{ line: number; cells: string[] }> = [];
+  for await (const record of source.records()) {
+    out.push({ line: record.line, cells: record.cells });
+    if (out.length >= count) break;
+  }
+  return out;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Prompt templates: `{{Column Name}}` inserts that column of the row (../shared/DESIGN.md, `--prompt`).
  * A placeholder must name a column exactly (spaces just inside the braces aside); otherwise the job stops before any
- * API call (exit 2) with the real columns and the nearest name.
+ * API call (exit 2) naming every unknown placeholder with its nearest column, and the real columns.
  */
 import { UsageError } from '../errors.js';
 
@@ -22,33 +22,74 @@ export interface CompiledTemplate {
 
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
 
+/** A placeholder that names no column, and the column nearest to it (undefined when none is close). */
+export interface UnknownPlaceholder {
+  name: string;
+  nearest: string | undefined;
+}
+
+/**
+ * The prompt names columns the input does not have: every such placeholder, each with its nearest column, so that one
+ * edit fixes them all. Code `TEMPLATE_UNKNOWN_COLUMN`, exit 2.
+ */
+export class UnknownColumnsError extends UsageError {
+  /** In order of first use, each name once. */
+  readonly unknown: readonly UnknownPlaceholder[];
+  /** Every placeholder name of the prompt (known or not), in order of first use. */
+  readonly placeholders: readonly string[];
+  readonly columns: readonly string[];
+
+  constructor(unknown: readonly UnknownPlaceholder[], placeholders: readonly string[], columns: readonly string[], hint?: string) {
+    super('TEMPLATE_UNKNOWN_COLUMN', unknownColumnsMessage(unknown, columns) + (hint ? `\n${hint}` : ''));
+    this.unknown = unknown;
+    this.placeholders = placeholders;
+    this.columns = columns;
+  }
+
+  /** The same error with one more line of advice (e.g. {@link headerRowHint}). */
+  withHint(hint: string | undefined): UnknownColumnsError {
+    return hint ? new UnknownColumnsError(this.unknown, this.placeholders, this.columns, hint) : this;
+  }
+}
+
 /**
  * Compiles `source` against `columns`.
  * @param ambiguous names that stood for more than one column in the input's header (before `_2` suffixes were added);
  *   a placeholder naming one is ambiguous.
- * @throws UsageError `TEMPLATE_UNKNOWN_COLUMN` (lists the columns and suggests the nearest),
- *   `TEMPLATE_AMBIGUOUS_COLUMN`, `TEMPLATE_NO_PLACEHOLDER` when the template uses no column at all.
+ * @throws UnknownColumnsError (`TEMPLATE_UNKNOWN_COLUMN`) naming every placeholder that is not a column, each with the
+ *   nearest column, and listing the columns; UsageError `TEMPLATE_AMBIGUOUS_COLUMN`, `TEMPLATE_NO_PLACEHOLDER` when
+ *   the template uses no column at all.
  */
 export function compileTemplate(source: string, columns: readonly string[], ambiguous: ReadonlySet<string> = new Set()): CompiledTemplate {
   const pieces: Array<string | number> = [];
   const used: string[] = [];
+  const named: string[] = [];
+  const unknown: UnknownPlaceholder[] = [];
+  let firstAmbiguous: string | undefined;
   let last = 0;
   for (const match of source.matchAll(PLACEHOLDER)) {
     // `{{ Name }}` is `{{Name}}`: column names are trimmed, and spaces inside the braces are a common style.
     const written = match[1] ?? '';
     const name = columns.includes(written) ? written : written.trim();
+    if (!named.includes(name)) named.push(name);
     const index = columns.indexOf(name);
-    if (index < 0) throw unknownColumn(name, columns);
-    if (ambiguous.has(name)) {
-      const twins = columns.filter((c) => c === name || c.startsWith(`${name}_`));
-      throw new UsageError(
-        'TEMPLATE_AMBIGUOUS_COLUMN',
-        `{{${name}}} is ambiguous: the header has ${twins.length} columns named "${name}" (now ${twins.map((c) => `"${c}"`).join(', ')}). Use one of those names.`,
-      );
+    if (index < 0) {
+      if (!unknown.some((u) => u.name === name)) unknown.push({ name, nearest: nearestName(name, columns) });
+      continue;
     }
+    if (ambiguous.has(name)) firstAmbiguous ??= name;
     pieces.push(source.slice(last, match.index), index);
     if (!used.includes(name)) used.push(name);
     last = match.index + match[0].length;
+  }
+  if (unknown.length > 0) throw new UnknownColumnsError(unknown, named, columns);
+  if (firstAmbiguous !== undefined) {
+    const name = firstAmbiguous;
+    const twins = columns.filter((c) => c === name || c.startsWith(`${name}_`));
+    throw new UsageError(
+      'TEMPLATE_AMBIGUOUS_COLUMN',
+      `{{${name}}} is ambiguous: the header has ${twins.length} columns named "${name}" (now ${twins.map((c) => `"${c}"`).join(', ')}). Use one of those names.`,
+    );
   }
   pieces.push(source.slice(last));
   if (used.length === 0) {
@@ -69,10 +110,41 @@ export function compileTemplate(source: string, columns: readonly string[], ambi
   };
 }
 
-function unknownColumn(name: string, columns: readonly string[]): UsageError {
-  const nearest = nearestName(name, columns);
-  const hint = nearest ? ` Did you mean {{${nearest}}}?` : '';
-  return new UsageError('TEMPLATE_UNKNOWN_COLUMN', `The prompt uses {{${name}}}, but the input has no column "${name}".${hint} The columns are: ${listColumns(columns)}.`);
+function unknownColumnsMessage(unknown: readonly UnknownPlaceholder[], columns: readonly string[]): string {
+  const all = `The columns are: ${listColumns(columns)}.`;
+  const [only] = unknown;
+  if (unknown.length === 1 && only) {
+    const hint = only.nearest !== undefined ? ` Did you mean {{${only.nearest}}}?` : '';
+    return `The prompt uses {{${only.name}}}, but the input has no column "${only.name}".${hint} ${all}`;
+  }
+  const lines = unknown.map((u) => `  {{${u.name}}}: ${u.nearest !== undefined ? `did you mean {{${u.nearest}}}?` : 'no column is close'}`);
+  return `The prompt uses ${unknown.length} names that are not columns of the input:\n${lines.join('\n')}\n${all}`;
+}
+
+/**
+ * When the prompt's placeholders are cells of a later record (the header sits under a title row), the advice to
+ * read that record as the header: `Line 3 holds "id", "topic": if it is the header (a title above it), pass
+ * --header-row 3.` Picks the record that holds the most placeholder names, among those holding an unknown one.
+ * @param records records after the header as read (`InputSource.sampleRecords`), in file order.
+ * @param unit what a record's position is called: `line` (CSV) or `row` (XLSX sheet row).
+ * @returns undefined when no record holds an unknown placeholder's name.
+ */
+export function headerRowHint(error: UnknownColumnsError, records: ReadonlyArray<{ line: number; cells: readonly string[] }>, unit: 'line' | 'row' = 'line'): string | undefined {
+  const fold = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
+  const unknown = new Set(error.unknown.map((u) => fold(u.name)));
+  const wanted = new Set(error.placeholders.map(fold));
+  let best: { line: number; cells: readonly string[]; score: number } | undefined;
+  for (const record of records) {
+    const cells = new Set(record.cells.map(fold));
+    if (![...unknown].some((name) => cells.has(name))) continue;
+    const score = [...wanted].filter((name) => cells.has(name)).length;
+    if (!best || score > best.score) best = { ...record, score };
+  }
+  if (!best) return undefined;
+  const shown = best.cells.filter((c) => c.trim() !== '').slice(0, 8).map((c) => JSON.stringify(c.trim()));
+  const more = best.cells.filter((c) => c.trim() !== '').length > 8 ? ', …' : '';
+  const Unit = unit === 'line' ? 'Line' : 'Row';
+  return `${Unit} ${best.line} holds ${shown.join(', ')}${more}: if it is the header (with a title above it), pass --header-row ${best.line}.`;
 }
 
 function listColumns(columns: readonly string[]): string {

@@ -182,3 +182,37 @@ describe('files', () => {
     expect(source.dialect.bom).toBe(true);
   });
 });
+
+describe('binary files named .csv', () => {
+  test('random bytes, a gzip archive and a PNG image are INPUT_BINARY, naming the kind when known, never suggesting --encoding', async () => {
+    let seed = 7;
+    const random = Uint8Array.from({ length: 4000 }, () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) >>> 16 & 0xff);
+    const gzip = (await import('node:zlib')).gzipSync(Buffer.from('id,topic\n'.repeat(500)));
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(random.subarray(0, 500))]);
+    for (const [name, bytes, kind] of [
+      ['random.csv', random, 'it looks binary, not text'],
+      ['archive.csv', gzip, 'it looks like a gzip archive'],
+      ['image.csv', png, 'it looks like a PNG image'],
+    ] as const) {
+      const error = await inputErrorOf(openInput(await scratch.file(name, bytes), {}));
+      expect(error.code).toBe('INPUT_BINARY');
+      expect(error.message).toContain(`${name}: ${kind}`);
+      expect(error.message).not.toContain('--encoding');
+    }
+  });
+
+  test('text with a few stray control characters, Windows-1252 text and UTF-16 are still read', async () => {
+    const stray = await scratch.file('stray.csv', `id,text\n1,a\u0001b\n2,${'plain text '.repeat(50)}\u0000\n`);
+    expect((await readAll(await openInput(stray, {}))).length).toBe(2);
+    const cp1252 = await scratch.file('cp1252.csv', Buffer.from([...Buffer.from('id,name\n1,caf'), 0xe9, 0x0a]));
+    expect((await readAll(await openInput(cp1252, {})))[0]?.cells).toEqual(['1', 'café']);
+    const utf16 = await scratch.file('utf16.csv', Buffer.from('id,name\n1,x\n', 'utf16le'));
+    expect((await readAll(await openInput(utf16, {})))[0]?.cells).toEqual(['1', 'x']);
+  });
+
+  test('--encoding reads the file as told, binary-looking or not', async () => {
+    const path = await scratch.file('forced.csv', Buffer.from('id,v\n1,\u0001\u0002\u0003\u0004\u0005\n', 'latin1'));
+    await expect(openInput(path, {})).rejects.toMatchObject({ code: 'INPUT_BINARY' });
+    expect((await readAll(await openInput(path, { encoding: 'latin1' }))).length).toBe(1);
+  });
+});

@@ -205,3 +205,45 @@ describe('streaming', () => {
     );
   });
 });
+
+describe('several records with a wrong field count', () => {
+  test('one error names each bad line with its field count, so that one edit fixes them all', async () => {
+    const path = await scratch.file('ragged.csv', 'a,b,c\n1,2,3\n1,2\n1,2,3,4\n5,6,7\n1\n8,9,10\n');
+    const seen: number[] = [];
+    const error = await inputErrorOf(
+      (async () => {
+        for await (const record of (await openInput(path, {})).records()) seen.push(record.line);
+      })(),
+    );
+    expect(seen).toEqual([2]); // nothing after the first bad record is delivered
+    expect(error).toMatchObject({ code: 'INPUT_COLUMN_COUNT', line: 3 });
+    expect(error.message).toContain('3 records have another number of fields than the header (line 1, 3 fields): line 3 has 2, line 4 has 4, line 6 has 1.');
+    expect(error.message).toContain('--relax-column-count');
+  });
+
+  test('the search stops at 10 and says there may be more', async () => {
+    const lines = ['a,b', ...Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? `${i}` : `${i},x`))];
+    const error = await inputErrorOf(readAll(await openInput(await scratch.file('many-bad.csv', `${lines.join('\n')}\n`), {})));
+    const named = [...error.message.matchAll(/line (\d+) has 1/g)].map((m) => Number(m[1]));
+    expect(named).toEqual([2, 4, 6, 8, 10, 12, 14, 16, 18, 20]);
+    expect(error.message).toContain('the first 10 records with another number of fields');
+    expect(error.message).toContain('there may be more');
+  });
+
+  test('a malformed record after bad ones still reports the field counts found', async () => {
+    const error = await inputErrorOf(readAll(await openInput(await scratch.file('bad-then-quote.csv', 'a,b\n1\n2\n3,"x\n'), {})));
+    expect(error).toMatchObject({ code: 'INPUT_COLUMN_COUNT', line: 2 });
+    expect(error.message).toContain('line 2 has 1, line 3 has 1');
+  });
+});
+
+describe('sampleRecords', () => {
+  test('gives the records after the header as read, short and long ones included, without error', async () => {
+    const source = await openInput(await scratch.file('titled.csv', 'Report of 2024\n\nid,topic,notes\n1,a,x\n2,b\n'), {});
+    expect(source.columns).toEqual(['Report of 2024']);
+    expect(await source.sampleRecords?.(2)).toEqual([
+      { line: 3, cells: ['id', 'topic', 'notes'] },
+      { line: 4, cells: ['1', 'a', 'x'] },
+    ]);
+  });
+});

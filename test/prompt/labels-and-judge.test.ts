@@ -4,7 +4,7 @@ import { readAnswer, type GenerateAnswer } from '../../src/gemini/gemini-client.
 import { matchLabel, parseLabelList } from '../../src/prompt/labels.js';
 import { compileSchema } from '../../src/prompt/structured-output.js';
 import { requestBuilder } from '../../src/prompt/build-request.js';
-import { compileTemplate } from '../../src/prompt/template.js';
+import { compileTemplate, headerRowHint, UnknownColumnsError } from '../../src/prompt/template.js';
 import { fixtureJson } from '../support/fixtures.js';
 
 const answer = (text: string | undefined, finishReason: string | undefined = 'STOP', extra: Partial<GenerateAnswer> = {}): GenerateAnswer => ({
@@ -131,5 +131,48 @@ describe('templates', () => {
   });
   it('an unknown placeholder suggests the nearest column', () => {
     expect(() => compileTemplate('{{Nmae}}', ['Name', 'Code'])).toThrow(/Did you mean \{\{Name\}\}/);
+  });
+});
+
+describe('unknown placeholders', () => {
+  it('are all reported at once, each with its nearest column, in order of first use', () => {
+    let error: unknown;
+    try {
+      compileTemplate('{{Nmae}} {{Cdoe}} {{Nmae}} {{Zebra}} {{Price}}', ['Name', 'Code', 'Price']);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UnknownColumnsError);
+    const e = error as UnknownColumnsError;
+    expect(e.code).toBe('TEMPLATE_UNKNOWN_COLUMN');
+    expect(e.unknown).toEqual([
+      { name: 'Nmae', nearest: 'Name' },
+      { name: 'Cdoe', nearest: 'Code' },
+      { name: 'Zebra', nearest: undefined },
+    ]);
+    expect(e.message).toContain('3 names that are not columns');
+    expect(e.message).toContain('{{Nmae}}: did you mean {{Name}}?');
+    expect(e.message).toContain('{{Zebra}}: no column is close');
+    expect(e.message).toContain('"Name", "Code", "Price"');
+  });
+
+  it('suggest --header-row N when a later record holds the placeholder names (a title row above the header)', () => {
+    const error = (() => {
+      try {
+        compileTemplate('{{id}}: {{Topic}} {{notes}}', ['Quarterly report']);
+      } catch (e) {
+        return e as UnknownColumnsError;
+      }
+      throw new Error('no error');
+    })();
+    const records = [
+      { line: 2, cells: ['printed 2024-01-01'] },
+      { line: 3, cells: ['id', 'topic', ' notes '] },
+      { line: 4, cells: ['1', 'id', ''] },
+    ];
+    expect(headerRowHint(error, records)).toBe('Line 3 holds "id", "topic", "notes": if it is the header (with a title above it), pass --header-row 3.');
+    expect(headerRowHint(error, records, 'row')).toMatch(/^Row 3 holds/);
+    expect(headerRowHint(error, [{ line: 2, cells: ['1', '2'] }])).toBeUndefined();
+    expect(error.withHint('extra advice').message).toMatch(/\nextra advice$/);
   });
 });

@@ -1,0 +1,67 @@
+/**
+ * Bad input as a newcomer meets it, through the CLI in-process: every case is exit 2 before any request, with a
+ * message that names the file and says what to do (issue 12, "Input and prompts").
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeTestWorkbook } from '../input/make-xlsx.js';
+import { runMain } from '../support/run-main.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'gb-input-errors-'));
+  writeFileSync(path.join(dir, 'header-only.csv'), 'id,topic\r\n');
+  writeFileSync(path.join(dir, 'archive.csv'), gzipSync(Buffer.from('id,topic\n1,Invoices\n'.repeat(200))));
+  writeFileSync(path.join(dir, 'titled.csv'), 'Tickets exported 2024-05-01\n\nid,subject,body\n1,Refund,Please refund\n2,Late,Where is it\n');
+  writeFileSync(path.join(dir, 'ragged.csv'), 'id,subject,body\n1,a,b\n2,c\n3,d,e,f\n4,g,h\n5\n');
+  await writeTestWorkbook(path.join(dir, 'book.xlsx'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const classify = (input: string, ...rest: string[]) => runMain(['classify', input, '--labels', 'a,b', '--simulate', ...rest], { cwd: dir });
+
+describe('input errors (exit 2, before any request)', () => {
+  it('a file with a header and no data rows names the file; nothing is written', async () => {
+    for (const command of ['classify', 'plan']) {
+      const result = await runMain([command, 'header-only.csv', '--prompt', '{{topic}}', '--labels', 'a,b', '--simulate'], { cwd: dir });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('header-only.csv: the file has a header');
+      expect(result.stderr).toContain('no data rows');
+    }
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(path.join(dir, 'header-only.classified.csv'))).toBe(false);
+  });
+
+  it('a binary file named .csv says what it looks like, not to try --encoding', async () => {
+    const result = await classify('archive.csv', '--prompt', '{{topic}}');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('archive.csv: it looks like a gzip archive, not text');
+    expect(result.stderr).not.toContain('--encoding');
+  });
+
+  it('every unknown placeholder at once, each with its nearest column, and --header-row N for a title row', async () => {
+    const result = await classify('titled.csv', '--prompt', '{{id}} {{subject}}: {{bdy}}');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('3 names that are not columns');
+    for (const name of ['{{id}}', '{{subject}}', '{{bdy}}']) expect(result.stderr).toContain(`${name}: no column is close`);
+    expect(result.stderr).toContain('Line 3 holds "id", "subject", "body": if it is the header (with a title above it), pass --header-row 3.');
+    const fixed = await classify('titled.csv', '--prompt', '{{id}} {{subject}}: {{body}}', '--header-row', '3');
+    expect(fixed.code).toBe(0);
+  });
+
+  it('an XLSX sheet with a title row gets the same advice, by sheet row', async () => {
+    const result = await classify('book.xlsx', '--sheet', 'Data', '--prompt', '{{Code}} {{Nmae}}');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Row 3 holds "Code", "Name"');
+    expect(result.stderr).toContain('pass --header-row 3.');
+  });
+
+  it('a ragged file names each bad line with its field count', async () => {
+    const result = await classify('ragged.csv', '--prompt', '{{subject}}');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('ragged.csv:3: 3 records have another number of fields than the header (line 1, 3 fields): line 3 has 2, line 4 has 4, line 6 has 1.');
+  });
+});
