@@ -7,6 +7,7 @@ import { ExitCode, GeminiBatchError } from './errors.js';
 import { redactSecrets } from './config/known-secrets.js';
 import type { RawClassifyOptions } from './config/classify-config.js';
 import type { Io } from './io.js';
+import { commandPrefix } from './invocation.js';
 import { TOOL_VERSION } from './version.js';
 
 /** Adds the options shared by `classify` and `plan`. */
@@ -54,7 +55,7 @@ function classifyOptions(cmd: Command): Command {
 }
 
 /** Builds the program; actions set `exit.code`. */
-function program(io: Io, exit: { code: number }, argv: string[]): Command {
+function program(io: Io, exit: { code: number }, argv: string[], script: string | undefined): Command {
   const cmd = new Command('gemini-batch')
     .description("Classify the rows of a spreadsheet with Google's Gemini API, at the quota's full rate, with exact resume.")
     .version(TOOL_VERSION)
@@ -66,7 +67,7 @@ function program(io: Io, exit: { code: number }, argv: string[]): Command {
     .exitOverride()
     .action(async (input: string, options: RawClassifyOptions) => {
       const { runClassify } = await import('./job/run-classify.js');
-      exit.code = await runClassify(input, options, io, argv);
+      exit.code = await runClassify(input, options, io, { prefix: commandPrefix(script, io.env), args: argv });
     });
 
   classifyOptions(cmd.command('plan').argument('<input>', 'CSV, TSV or XLSX file').description('what a classify job will take: tokens, requests, time under each quota, cost; sends nothing'))
@@ -105,6 +106,7 @@ function program(io: Io, exit: { code: number }, argv: string[]): Command {
       exit.code = await runSimulateCommand(
         {
           port,
+          commandPrefix: commandPrefix(script, io.env),
           ...(options.config !== undefined ? { config: options.config } : {}),
           ...optional('rpm', positiveInt('--rpm', options.rpm)),
           ...optional('tpm', positiveInt('--tpm', options.tpm)),
@@ -133,7 +135,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
   // A closed pipe (`| head`) must not kill a job: progress lines just stop; the journal and the output file go on.
   for (const stream of [io.stdout, io.stderr]) if (stream.listenerCount?.('error') === 0) stream.on('error', () => undefined);
   try {
-    await program(io, exit, args).parseAsync(argv);
+    await program(io, exit, args, argv[1]).parseAsync(argv);
     return exit.code;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -8,6 +8,14 @@ import { requestCost, type ModelPrice } from '../plan/price-table.js';
 import type { TokenTotals } from '../report/progress-snapshot.js';
 import { ROW_STATUSES, type RowStatus } from '../row-status.js';
 
+/** See {@link JobTally.sendPlan}. Counts of rows. */
+export interface SendPlan {
+  kept: number;
+  toSend: number;
+  again: { skipped: number; errors: number };
+  keptNotOk: number;
+}
+
 export class JobTally {
   readonly total: number;
   readonly byStatus: Record<RowStatus, number>;
@@ -50,10 +58,21 @@ export class JobTally {
     this.costUsd = price ? requestCost(price, this.tokens.input, this.tokens.output + this.tokens.thoughts) : undefined;
   }
 
-  /** Rows this run will send: pending and skipped ones, and with --retry-errors the ones that ended in an error. */
-  toSend(retryErrors: boolean): number {
+  /**
+   * What a run starting now does with each row: keeps its result, or sends it. `kept + toSend = total`; `again` counts
+   * the rows to send that had a result before (skipped ones, and with --retry-errors those that ended in an error);
+   * `keptNotOk` the kept results that are not ok (sent again only with --retry-errors).
+   */
+  sendPlan(retryErrors: boolean): SendPlan {
     const s = this.byStatus;
-    return s.pending + s.skipped + (retryErrors ? s.failed + s.blocked + s.invalid_label + s.invalid_output : 0);
+    const errors = s.failed + s.blocked + s.invalid_label + s.invalid_output;
+    const toSend = s.pending + s.skipped + (retryErrors ? errors : 0);
+    return {
+      kept: this.total - toSend,
+      toSend,
+      again: { skipped: s.skipped, errors: retryErrors ? errors : 0 },
+      keptNotOk: retryErrors ? 0 : errors,
+    };
   }
 
   /** A row finished: `previous` is its status before (undefined when it had none). */

@@ -10,6 +10,7 @@ import type { RawClassifyOptions } from '../config/classify-config.js';
 import { redactSecrets } from '../config/known-secrets.js';
 import { ExitCode, UsageError } from '../errors.js';
 import type { Io } from '../io.js';
+import { formatCommand, type Invocation } from '../invocation.js';
 import { ModelFailure } from '../gemini/api-failures.js';
 import { answerJudge } from '../gemini/judge-answer.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
@@ -34,7 +35,7 @@ import { JobTally } from './job-tally.js';
 import { openJob, type OpenJob } from './open-job.js';
 import { prepareJob, type PreparedJob } from './prepare-job.js';
 import { rowsToSend } from './row-source.js';
-import { appendRunLog } from './run-log.js';
+import { appendRunLog, appendRunLogSync, type RunRecord } from './run-log.js';
 import { outputDialect, writeResults } from './write-results.js';
 
 
@@ -43,7 +44,7 @@ import { outputDialect, writeResults } from './write-results.js';
  * error · 3 stopped early and resumable.
  * @throws GeminiBatchError subclasses for usage and input errors (exit 2), before any API call.
  */
-export async function runClassify(input: string, raw: RawClassifyOptions, io: Io, argv: readonly string[]): Promise<number> {
+export async function runClassify(input: string, raw: RawClassifyOptions, io: Io, invocation: Invocation): Promise<number> {
   const started = Date.now();
   const prepared = await prepareJob(input, raw, io.env);
   await checkOutputTarget(prepared.config.output ?? defaultOutputPath(prepared.config.input), prepared.config.input);
@@ -51,7 +52,7 @@ export async function runClassify(input: string, raw: RawClassifyOptions, io: Io
   let job: OpenJob | undefined;
   try {
     job = await openJob(prepared.config, prepared.source, prepared.examples);
-    return await classifyRows(prepared, { endpoint, job, io, argv, started });
+    return await classifyRows(prepared, { endpoint, job, io, invocation, started });
   } finally {
     await job?.close();
     await endpoint.close();
@@ -62,8 +63,8 @@ interface Run {
   endpoint: Endpoint;
   job: OpenJob;
   io: Io;
-  /** The command line as typed after `gemini-batch` (for the resume hint). */
-  argv: readonly string[];
+  /** The command line as typed (for the resume hint). */
+  invocation: Invocation;
   started: number;
 }
 
@@ -122,7 +123,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     model: config.model,
     total,
     resumed: tally.resumed,
-    toSend: tally.toSend(config.retryErrors),
+    ...tally.sendPlan(config.retryErrors),
     pools: endpoint.keys.map((k) => `${k.alias} → project ${k.project} (${config.workersPerKey} workers)`),
     limits: [...gates.values()].map(({ limiter }) => `project ${limiter.project}: ${describeLimits(limiter.limits)}`),
     jobDir: job.dir,
@@ -152,17 +153,33 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     };
   };
   const runId = `${new Date(p.started).toISOString()}#${process.pid}`;
-  const logRun = (exitCode: number | null) =>
-    appendRunLog(job.files.runs, {
-      run: runId,
-      startedAt: new Date(p.started).toISOString(),
-      updatedAt: new Date().toISOString(),
-      exitCode,
-      requests: dispatcher.stats.requests,
-      rateLimited: dispatcher.stats.rateLimited,
-      retries: dispatcher.stats.retries,
-      finished: tally.finishedThisRun,
-    });
+  const runRecord = (exitCode: number | null): RunRecord => ({
+    run: runId,
+    startedAt: new Date(p.started).toISOString(),
+    updatedAt: new Date().toISOString(),
+    exitCode,
+    requests: dispatcher.stats.requests,
+    rateLimited: dispatcher.stats.rateLimited,
+    retries: dispatcher.stats.retries,
+    finished: tally.finishedThisRun,
+  });
+  const logRun = (exitCode: number | null) => appendRunLog(job.files.runs, runRecord(exitCode));
+  const summaryOf = (exitCode: number, ending: string, output: string | undefined): JobSummary => ({
+    exitCode,
+    ending,
+    total,
+    byStatus: { ...tally.byStatus },
+    requests: dispatcher.stats.requests,
+    rateLimited: dispatcher.stats.rateLimited,
+    retries: dispatcher.stats.retries,
+    tokens: { ...tally.tokens },
+    costUsd: tally.costUsd,
+    wallMs: Date.now() - p.started,
+    finishedThisRun: tally.finishedThisRun,
+    output,
+    jobDir: job.dir,
+    resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(p.invocation) : undefined,
+  });
   await logRun(null);
   let ticks = 0;
   const ticker = setInterval(() => {
@@ -175,8 +192,14 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
       dispatcher.stop();
     },
     onSecond: () => {
+      // The process exits right after this (synchronously): the journal is on disk line by line; say where things stand
+      // and how to resume, as the first Ctrl-C does.
       journal.flush();
       void daily.flush();
+      clearInterval(ticker);
+      appendRunLogSync(job.files.runs, runRecord(ExitCode.Stopped));
+      const pending = countOf(tally.byStatus.pending, 'row');
+      reporter.finish(summaryOf(ExitCode.Stopped, `quit at once (second Ctrl-C): ${pending} pending, requests in flight abandoned; the output file was not written`, undefined));
     },
   });
 
@@ -208,23 +231,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   if (written !== total) outputNote = `${outputNote ?? 'stdout'} (${written} rows; expected ${total})`;
 
   const { exitCode, ending } = exitFor(end, tally.byStatus, total, endpoint.description);
-  const summary: JobSummary = {
-    exitCode,
-    ending,
-    total,
-    byStatus: { ...tally.byStatus },
-    requests: dispatcher.stats.requests,
-    rateLimited: dispatcher.stats.rateLimited,
-    retries: dispatcher.stats.retries,
-    tokens: { ...tally.tokens },
-    costUsd: tally.costUsd,
-    wallMs: Date.now() - p.started,
-    finishedThisRun: tally.finishedThisRun,
-    output: outputNote,
-    jobDir: job.dir,
-    resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(p.argv, io.env) : undefined,
-  };
-  reporter.finish(summary);
+  reporter.finish(summaryOf(exitCode, ending, outputNote));
   await logRun(exitCode);
   return exitCode;
 }
@@ -288,9 +295,7 @@ function describeLimits(limits: ProjectLimits): string {
   return [one('RPM', limits.rpm), one('TPM', limits.tpm), one('RPD', limits.rpd)].join(' · ');
 }
 
-function resumeCommand(argv: readonly string[], env: NodeJS.ProcessEnv): string {
-  const quoted = argv.filter((a) => a !== '--restart').map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`));
-  // Run through `npx gemini-batch` (npm sets npm_command=exec), the hint says so too.
-  return `${env.npm_command === 'exec' ? 'npx ' : ''}gemini-batch ${quoted.join(' ')}`;
+/** The command that resumes the job: the one typed, without --restart (which would discard what is done). */
+function resumeCommand(invocation: Invocation): string {
+  return formatCommand(invocation.prefix, invocation.args.filter((a) => a !== '--restart'));
 }
-

@@ -4,7 +4,7 @@
  * every 2 seconds while it works and when it ends, so a run killed with SIGKILL still counts up to its last update;
  * readers keep the last record of each run.
  */
-import { constants } from 'node:fs';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
 import { O_NOFOLLOW } from '../files/atomic-file.js';
 
@@ -29,6 +29,20 @@ export interface RunRecord {
 export async function appendRunLog(file: string, record: RunRecord): Promise<void> {
   const flag = constants.O_APPEND | constants.O_CREAT | constants.O_WRONLY | O_NOFOLLOW;
   await appendFile(file, `${JSON.stringify(record)}\n`, { flag }).catch(() => undefined);
+}
+
+/** Appends one record synchronously, for a process about to exit (a second Ctrl-C); as above otherwise. */
+export function appendRunLogSync(file: string, record: RunRecord): void {
+  try {
+    const fd = openSync(file, constants.O_APPEND | constants.O_CREAT | constants.O_WRONLY | O_NOFOLLOW, 0o644);
+    try {
+      writeSync(fd, `${JSON.stringify(record)}\n`);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // informative only, as above
+  }
 }
 
 /** The last record of every run, in order of first appearance; torn or foreign lines are skipped. */

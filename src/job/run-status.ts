@@ -31,10 +31,13 @@ export async function runStatus(target: string, options: { jobDir?: string; json
   try {
     const records = manifest.input.records ?? 0;
     const tally = new JobTally(journal, records, priceOf(String(manifest.settings.model)));
-    const { byStatus, done, costUsd } = tally;
+    const { byStatus, costUsd } = tally;
     const totals = journal.totals();
     const runs = await readRunLog(jobFiles(dir).runs);
     const rateLimited = runs.reduce((n, r) => n + r.rateLimited, 0);
+    // Retries as each run's summary reported them (runs.jsonl holds the figures the summaries printed): one source of
+    // truth, so that status and the summaries agree. A run killed between two of its log records counts up to the last.
+    const retries = runs.reduce((n, r) => n + (typeof r.retries === 'number' ? r.retries : 0), 0);
     // A run killed between two of its log records undercounts; the journal's attempts count every finished row's requests.
     const requests = Math.max(runs.reduce((n, r) => n + r.requests, 0), totals.attempts);
     const report = {
@@ -47,7 +50,7 @@ export async function runStatus(target: string, options: { jobDir?: string; json
       tokens: tally.tokens,
       costUsd: costUsd ?? null,
       attempts: totals.attempts,
-      retries: Math.max(0, totals.attempts - done),
+      retries,
       runs: runs.length,
       requests,
       rateLimited,
@@ -78,7 +81,7 @@ export async function runStatus(target: string, options: { jobDir?: string; json
         `remaining: ${countOf(byStatus.pending, 'row')}${next}`,
         `tokens: input ${formatCount(totals.input)} · output ${formatCount(totals.output)} · thinking ${formatCount(totals.thoughts)}` +
           (costUsd !== undefined ? ` · cost so far ≈ $${costUsd.toFixed(costUsd < 1 ? 4 : 2)} at list price` : ''),
-        `requests: ${formatCount(requests)} in ${runs.length} run${runs.length === 1 ? '' : 's'} · 429s: ${formatCount(rateLimited)} · retries: ${formatCount(Math.max(0, totals.attempts - done))}`,
+        `requests: ${formatCount(requests)} in ${runs.length} run${runs.length === 1 ? '' : 's'} · 429s: ${formatCount(rateLimited)} · retries: ${formatCount(retries)}`,
         '',
       ].join('\n'),
     );

@@ -2,8 +2,9 @@
  * Plain progress lines for logs and pipes (stdout not a TTY): one line every `intervalMs`, notices as they come, then
  * the summary.
  */
-import { countOf, formatCount, formatDuration, type ProgressSnapshot } from './progress-snapshot.js';
+import { formatCount, formatDuration, type ProgressSnapshot } from './progress-snapshot.js';
 import type { JobHeader, Reporter } from './reporter.js';
+import { describeRows } from './describe-rows.js';
 import { formatSummary, type JobSummary } from './summary.js';
 
 export class LineReporter implements Reporter {
@@ -21,8 +22,7 @@ export class LineReporter implements Reporter {
     const lines = [
       `gemini-batch: ${h.input} (${h.inputDescription})`,
       ...h.headerNotes.map((n) => `  note: ${n}`),
-      `model ${h.model} at ${h.endpoint} · ${countOf(h.total, 'row')}` +
-        (h.resumed > 0 ? ` · ${formatCount(h.resumed)} already done, ${formatCount(h.toSend)} to send` : ''),
+      `model ${h.model} at ${h.endpoint} · ${describeRows(h)}`,
       ...h.pools.map((p) => `  ${p}`),
       ...h.limits.map((l) => `  ${l}`),
       `  job ${h.jobDir} → ${h.output}`,

@@ -16,6 +16,12 @@ export interface JobHeader {
   resumed: number;
   /** Rows to send this run. */
   toSend: number;
+  /** Rows whose earlier result stays: `kept + toSend = total`. */
+  kept: number;
+  /** Rows to send that had a result before: skipped ones, and with --retry-errors those that ended in an error. */
+  again: { skipped: number; errors: number };
+  /** Kept results that are not ok (without --retry-errors). */
+  keptNotOk: number;
   /** `key-1 …x7Qa → project p1` lines. */
   pools: string[];
   /** Per project: `RPM 1000 (default) · TPM 1,000,000 (given) · RPD –`. */

@@ -3,6 +3,7 @@
  * 127.0.0.1 until SIGINT/SIGTERM, telling the user how to point `classify` at it.
  */
 import { UsageError } from '../errors.js';
+import { runHint } from './run-hint.js';
 import { loadScenario } from './scenario-parse.js';
 import { generousScenario, withLimitOverrides } from './scenario-presets.js';
 import { startSimulator } from './start-simulator.js';
@@ -16,6 +17,10 @@ export interface SimulateCommandOptions {
   tpm?: number;
   rpd?: number;
   signal?: AbortSignal;
+  /** How gemini-batch is run here, for the banner's `run:` hint (invocation.ts). Default `gemini-batch`. */
+  commandPrefix?: string;
+  /** The directory the hint's paths are relative to. Default the working directory. */
+  cwd?: string;
 }
 
 function checkCount(name: string, v: number | undefined, min: number): void {
@@ -39,9 +44,12 @@ export function keyTail(key: string): string {
   return key.length > 8 ? `…${key.slice(-4)}` : '…';
 }
 
-/** The banner: URL and how to use it on the first line, then projects, limits and keys (alias and last 4 characters). */
-function banner(url: string, scenario: Scenario, source: string): string {
-  const lines = [`Gemini API simulator on ${url} (${source}); run: gemini-batch classify <input> --base-url ${url}`];
+/**
+ * The banner: URL on the first line, then a classify command that works when pasted (run-hint.ts), then projects, limits
+ * and keys (alias and last 4 characters).
+ */
+function banner(url: string, scenario: Scenario, source: string, hint: string[]): string {
+  const lines = [`Gemini API simulator on ${url} (${source})`, ...hint];
   for (const p of scenario.projects) {
     lines.push(`  project ${p.id} (${p.tier} tier)`);
     for (const [model, l] of Object.entries(p.limits)) lines.push(`    ${describeLimits(model, l)}`);
@@ -85,7 +93,8 @@ export async function runSimulateCommand(
     }
     throw err;
   }
-  io.stdout.write(banner(handle.url, scenario, opts.config ?? 'generous built-in scenario'));
+  const hint = runHint({ url: handle.url, scenario, config: opts.config, prefix: opts.commandPrefix ?? 'gemini-batch', cwd: opts.cwd ?? process.cwd() });
+  io.stdout.write(banner(handle.url, scenario, opts.config ?? 'generous built-in scenario', hint));
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

@@ -10,7 +10,7 @@ import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario, startSimulator, type SimLogEntry, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runCli, spawnCli } from '../support/cli.js';
+import { binPath, runCli, spawnCli } from '../support/cli.js';
 import { repoRoot } from '../support/fixtures.js';
 
 let sim: SimulatorHandle;
@@ -26,7 +26,11 @@ beforeAll(async () => {
         projects: [{ id: 'p', keys: [], limits: { '*': { rpm: 1_000_000, tpm: 1_000_000_000 } } }],
         latency: { medianMs: 8, p99Ms: 30 },
         requestLog: true,
-        scripts: [{ match: '#fails-once', responses: [{ kind: 'error', status: 400, fixture: '400-context-too-long' }, { kind: 'enum' }] }],
+        scripts: [
+          { match: '#fails-once', responses: [{ kind: 'error', status: 400, fixture: '400-context-too-long' }, { kind: 'enum' }] },
+          // In flight for 30 s the first time (a second Ctrl-C arrives while it is), answered at once afterwards.
+          { match: '#slow-once', responses: [{ kind: 'delay-ms', ms: 30_000 }, { kind: 'enum' }] },
+        ],
       },
       'resume',
     ),
@@ -156,24 +160,32 @@ describe('resume', () => {
 
   it('Ctrl-C: exit 3, output written with pending rows and the resume command; resuming finishes; a second Ctrl-C quits at once', async () => {
     const dir = workdir('interrupt');
-    makeRows(dir, 400);
+    makeRows(dir, 400, (i) => (i === 100 ? ' #slow-once' : ''));
     const slow = ['classify', 'rows.csv', ...base, '--base-url', sim.url, '--workers-per-key', '1'];
     const run = spawnCli(slow, { cwd: dir, env });
     for (let i = 0; i < 200 && journalRows(dir).size < 20; i++) await sleep(25);
     run.child.kill('SIGINT');
     const ended = await run.done;
     expect(ended.code).toBe(3);
-    expect(ended.stdout).toContain('resume with: gemini-batch classify rows.csv');
+    // Run as `node <path>/bin/gemini-batch.js`, the printed command says so: it runs as printed.
+    expect(ended.stdout).toContain(`resume with: node ${binPath} classify rows.csv`);
     const out = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
     expect(out).toHaveLength(400);
     expect(out.filter((r) => r.status === 'pending').length).toBeGreaterThan(0);
     expect(out.filter((r) => r.status === 'ok').length).toBe(journalRows(dir).size);
 
+    // A second Ctrl-C quits at once, and still says how to resume. With one worker, once rows 0–99 are journaled row 100
+    // is in flight for 30 s: the first Ctrl-C waits for it, the second one (sent once the first is handled) quits.
     const twice = spawnCli(slow, { cwd: dir, env });
-    for (let i = 0; i < 200 && journalRows(dir).size < 60; i++) await sleep(25);
+    for (let i = 0; i < 1200 && journalRows(dir).size < 100; i++) await sleep(25);
+    expect(journalRows(dir).size).toBe(100);
     twice.child.kill('SIGINT');
+    await twice.waitFor(/stopping: no new requests/);
     twice.child.kill('SIGINT');
-    expect((await twice.done).code).toBe(3);
+    const quit = await twice.done;
+    expect(quit.code).toBe(3);
+    expect(quit.stdout).toMatch(/quit at once \(second Ctrl-C\): \d+ rows pending/);
+    expect(quit.stdout).toContain(`resume with: node ${binPath} classify rows.csv`);
 
     const status = await runCli(['status', 'rows.csv', '--json'], { cwd: dir });
     const report = JSON.parse(status.stdout) as { rows: number; remaining: number; byStatus: Record<string, number>; runs: number };

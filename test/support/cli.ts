@@ -18,15 +18,28 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Starts the CLI; the caller may kill it. */
-export function spawnCli(args: string[], options: { cwd: string; env?: Record<string, string> }): { child: ChildProcess; done: Promise<CliResult> } {
+/**
+ * Starts the CLI; the caller may kill it. `waitFor(pattern)` resolves once stdout has printed a match (e.g. the notice
+ * that the first Ctrl-C was handled), so that tests wait for the program's state, not for a clock.
+ */
+export function spawnCli(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string> },
+): { child: ChildProcess; done: Promise<CliResult>; waitFor(pattern: RegExp, timeoutMs?: number): Promise<void> } {
   const child = spawn(process.execPath, [binPath, ...args], { cwd: options.cwd, env: cliEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const done = new Promise<CliResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
-  return { child, done };
+  const waitFor = async (pattern: RegExp, timeoutMs = 30_000): Promise<void> => {
+    const until = Date.now() + timeoutMs;
+    while (!pattern.test(stdout)) {
+      if (child.exitCode !== null || Date.now() > until) throw new Error(`the CLI did not print ${pattern} (stdout so far: ${stdout.slice(-500)})`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  return { child, done, waitFor };
 }
 
 /** Runs the CLI to the end. */
