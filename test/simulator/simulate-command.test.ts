@@ -37,9 +37,10 @@ describe('keyTail', () => {
 });
 
 describe('runSimulateCommand', () => {
-  it('prints the URL with --base-url on its first line, serves any key, and resolves 0 when stopped', async () => {
+  it('prints the URL on its first line and a run: command with --base-url on its second, serves any key, and resolves 0 when stopped', async () => {
     const run = await launch({});
-    expect(run.out().split('\n')[0]).toContain(`--base-url ${run.url}`);
+    expect(run.out().split('\n')[0]).toContain(run.url);
+    expect(run.out().split('\n')[1]).toMatch(new RegExp(`^run: .*--base-url ${run.url.replace(/[.]/g, '\\.')}`));
     expect((await generate(run.url, enumRequest('hello'), 'anything-goes')).status).toBe(200);
     expect(await run.stop()).toBe(0);
     expect(run.err()).toMatch(/1 requests, 1 answered/);
