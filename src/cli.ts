@@ -10,48 +10,62 @@ import type { Io } from './io.js';
 import { commandPrefix } from './invocation.js';
 import { TOOL_VERSION } from './version.js';
 
-/** Adds the options shared by `classify` and `plan`. */
-function classifyOptions(cmd: Command): Command {
-  return cmd
-    .option('-p, --prompt <text>', 'prompt template; {{Column Name}} inserts that column of the row')
-    .option('--prompt-file <file>', 'read the prompt template from a file')
-    .option('-l, --labels <list>', 'allowed labels, comma-separated; the answer is constrained to them (enum output)')
-    .option('--labels-file <file>', 'allowed labels, one a line')
-    .option('--schema <file>', 'JSON schema of a structured answer; each top-level property becomes an output column')
-    .option('--system <text>', 'system instruction')
-    .option('--system-file <file>', 'read the system instruction from a file')
-    .option('-m, --model <id>', 'model id (default gemini-2.5-flash)')
-    .option('-o, --output <file>', 'output file; the extension picks the format (.csv .tsv .jsonl .xlsx); - for CSV on stdout')
-    .option('--job-dir <dir>', 'job directory (default <input>.gemini-batch beside the input)')
-    .option('--keys-file <file>', 'API keys, one a line: KEY or PROJECT KEY; keys of one project share its limits')
-    .option('--workers-per-key <n>', 'requests in flight per key (default 8)')
-    .option('--rpm <n>', 'requests per minute of each project for this model')
-    .option('--tpm <n>', 'input tokens per minute of each project for this model')
-    .option('--rpd <n>', 'requests per day (Pacific) of each project for this model')
-    .option('--headroom <fraction>', 'fraction kept under the per-minute limits (default 0.01)')
-    .option('--limit <n>', 'only the first n data rows')
-    .option('--base-url <url>', 'API endpoint (also GOOGLE_GEMINI_BASE_URL)')
-    .option('--simulate', 'run against the built-in Gemini simulator, in-process; no key needed')
-    .option('--simulate-config <scenario.json>', 'the simulator scenario (quotas, faults) for --simulate')
-    .option('--timeout <s>', 'per-request timeout in seconds (default 60)')
-    .option('--max-attempts <n>', 'requests per row at most (default 8)')
-    .option('--retry-errors', 'on resume, send rows that ended failed, blocked, invalid_label or invalid_output again')
-    .option('--restart', "discard the job directory's results and start over")
-    .option('--json', 'NDJSON events on stdout instead of the progress bar')
-    .option('--header-row <n>', 'the line holding the header (files with title rows above it); default 1')
-    .option('--encoding <name>', 'input encoding (default: detected)')
-    .option('--delimiter <char>', 'input delimiter, or "tab" (default: detected)')
-    .option('--quote <char>', 'input quote character (default ")')
-    .option('--sheet <name|index>', 'the sheet of an XLSX input (default the first)')
-    .option('--relax-column-count', 'pad short records and keep extra fields instead of refusing them')
-    .option('--max-input-tokens <n>', 'rows whose prompt is longer are not sent; they end skipped (default 32000)')
-    .option('--max-output-tokens <n>', 'generationConfig.maxOutputTokens')
-    .option('--temperature <t>', 'generationConfig.temperature (default 0)')
-    .option('--thinking-budget <n>', "thinking budget in tokens (default: the model's smallest; 0 = off where allowed)")
-    .option('--examples <file>', 'few-shot examples: a CSV/XLSX with the columns the prompt uses and a "label" column')
-    .option('--price-input <usd>', 'USD per 1,000,000 input tokens (default: the price table)')
-    .option('--price-output <usd>', 'USD per 1,000,000 output and thinking tokens (default: the price table)')
-    .addOption(new Option('--no-escape-formulas', 'keep cells that begin with = + - @ TAB CR as they are'));
+/**
+ * Options of `classify` that do nothing in `plan` (no output is written, no request sent): `plan` still accepts them, so
+ * that a classify command line is planned by changing its first word, but its --help does not list them.
+ */
+const CLASSIFY_ONLY = new Set(['--output', '--workers-per-key', '--timeout', '--max-attempts', '--json', '--temperature', '--no-escape-formulas', '--answer-column']);
+
+/** Adds the options of `classify`; for `plan`, the ones that do nothing there are accepted but hidden. */
+function classifyOptions(cmd: Command, forPlan = false): Command {
+  const options = [
+    new Option('-p, --prompt <text>', 'prompt template; {{Column Name}} inserts that column of the row'),
+    new Option('--prompt-file <file>', 'read the prompt template from a file'),
+    new Option('-l, --labels <list>', 'allowed labels, comma-separated; the answer is constrained to them (enum output)'),
+    new Option('--labels-file <file>', 'allowed labels, one a line'),
+    new Option('--schema <file>', 'JSON schema of a structured answer; each top-level property becomes an output column'),
+    new Option('--answer-column <name>', 'output column of the answer (default "label" with labels, "answer" without)'),
+    new Option('--system <text>', 'system instruction'),
+    new Option('--system-file <file>', 'read the system instruction from a file'),
+    new Option('-m, --model <id>', 'model id (default gemini-2.5-flash)'),
+    new Option('-o, --output <file>', 'output file; the extension picks the format (.csv .tsv .jsonl .xlsx); - for CSV on stdout'),
+    new Option('--job-dir <dir>', 'job directory (default <input>.gemini-batch beside the input)'),
+    new Option('--keys-file <file>', 'API keys, one a line: KEY or PROJECT KEY; keys of one project share its limits'),
+    new Option('--workers-per-key <n>', 'requests in flight per key (default 8)'),
+    new Option('--tier <tier>', "the quota project's usage tier, free|1|2|3: start from its published limits for the model, RPD included (docs/rate-limits.md); the free tier is not billed"),
+    new Option('--rpm <n>', 'requests per minute of each project for this model'),
+    new Option('--tpm <n>', 'input tokens per minute of each project for this model'),
+    new Option('--rpd <n>', 'requests per day (Pacific) of each project for this model'),
+    new Option('--headroom <fraction>', 'fraction kept under the per-minute limits (default 0.01)'),
+    new Option('--limit <n>', 'only the first n data rows'),
+    new Option('--base-url <url>', 'API endpoint (also GOOGLE_GEMINI_BASE_URL)'),
+    new Option('--simulate', 'run against the built-in Gemini simulator, in-process; no key needed'),
+    new Option('--simulate-config <scenario.json>', 'the simulator scenario (quotas, faults) for --simulate'),
+    new Option('--timeout <s>', 'per-request timeout in seconds (default 60)'),
+    new Option('--max-attempts <n>', 'requests per row at most (default 8)'),
+    new Option('--retry-errors', 'on resume, send rows that ended failed, blocked, invalid_label or invalid_output again'),
+    new Option('--restart', "discard the job directory's results and start over"),
+    new Option('--json', 'NDJSON events on stdout instead of the progress bar'),
+    new Option('--header-row <n>', 'the line holding the header (files with title rows above it); default 1'),
+    new Option('--encoding <name>', 'input encoding (default: detected)'),
+    new Option('--delimiter <char>', 'input delimiter, or "tab" (default: detected)'),
+    new Option('--quote <char>', 'input quote character (default ")'),
+    new Option('--sheet <name|index>', 'the sheet of an XLSX input (default the first)'),
+    new Option('--relax-column-count', 'pad short records and keep extra fields instead of refusing them'),
+    new Option('--max-input-tokens <n>', "rows whose prompt is longer are not sent; they end skipped (default: the model's input limit, 1,048,576 tokens for current Gemini models)"),
+    new Option('--max-output-tokens <n>', 'generationConfig.maxOutputTokens'),
+    new Option('--temperature <t>', 'generationConfig.temperature (default 0)'),
+    new Option('--thinking-budget <n>', "thinking budget in tokens (default: the model's smallest; 0 = off where allowed)"),
+    new Option('--examples <file>', 'few-shot examples: a CSV/XLSX with the columns the prompt uses and a "label" column'),
+    new Option('--price-input <usd>', 'USD per 1,000,000 input tokens (default: the price table)'),
+    new Option('--price-output <usd>', 'USD per 1,000,000 output and thinking tokens (default: the price table)'),
+    new Option('--no-escape-formulas', 'keep cells that begin with = + - @ TAB CR as they are'),
+  ];
+  for (const option of options) {
+    if (forPlan && option.long === '--simulate') option.description = "plan with the built-in simulator's limits (the scenario's with --simulate-config)";
+    cmd.addOption(forPlan && CLASSIFY_ONLY.has(option.long ?? '') ? option.hideHelp() : option);
+  }
+  return cmd;
 }
 
 /** Builds the program; actions set `exit.code`. */
@@ -70,10 +84,11 @@ function program(io: Io, exit: { code: number }, argv: string[], script: string 
       exit.code = await runClassify(input, options, io, { prefix: commandPrefix(script, io.env), args: argv });
     });
 
-  classifyOptions(cmd.command('plan').argument('<input>', 'CSV, TSV or XLSX file').description('what a classify job will take: tokens, requests, time under each quota, cost; sends nothing'))
+  classifyOptions(cmd.command('plan').argument('<input>', 'CSV, TSV or XLSX file').description('what a classify job will take: tokens, requests, time under each quota, cost; sends nothing'), true)
     .option('--count-tokens', 'scale the estimate by one countTokens call on a sample of 20 prompts')
+    .option('--output-tokens <n>', "free text: answer tokens per row (default: as long as the row's own text in the prompt)")
     .exitOverride()
-    .action(async (input: string, options: RawClassifyOptions & { countTokens?: boolean }) => {
+    .action(async (input: string, options: RawClassifyOptions & { countTokens?: boolean; outputTokens?: string }) => {
       const { runPlan } = await import('./job/run-plan.js');
       exit.code = await runPlan(input, options, io);
     });

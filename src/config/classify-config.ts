@@ -7,6 +7,8 @@ import { UsageError } from '../errors.js';
 import type { InputOptions } from '../input/input-source.js';
 import { parseLabelLines, parseLabelList } from '../prompt/labels.js';
 import { compileSchema, type StructuredSchema } from '../prompt/structured-output.js';
+import { TIERS, type Tier } from '../plan/published-limits.js';
+import { modelProfile } from '../prompt/model-profile.js';
 import { DEFAULT_HEADROOM } from '../schedule/quota-limits.js';
 import { fraction, integer, nonNegativeNumber, oneOf, positiveInt, readTextOption } from './option-values.js';
 
@@ -51,6 +53,8 @@ export interface RawClassifyOptions {
   examples?: string;
   priceInput?: string;
   priceOutput?: string;
+  answerColumn?: string;
+  tier?: string;
 }
 
 export interface ClassifyConfig {
@@ -85,7 +89,7 @@ export interface ClassifyConfig {
   retryErrors: boolean;
   restart: boolean;
   json: boolean;
-  /** Rows whose request would exceed this many input tokens are `skipped`. */
+  /** Rows whose request would exceed this many input tokens are `skipped`. Default: the model's input limit. */
   maxInputTokens: number;
   maxOutputTokens: number | undefined;
   temperature: number;
@@ -95,6 +99,10 @@ export interface ClassifyConfig {
   examplesFile: string | undefined;
   /** --price-input / --price-output: USD per 1,000,000 tokens, over the price table. */
   price: { input?: number; output?: number };
+  /** --answer-column: the output column of the answer; undefined for `label` (labels) or `answer` (free form). */
+  answerColumn: string | undefined;
+  /** --tier: the quota project's usage tier, whose published limits (plan/published-limits.ts) are the start. */
+  tier: Tier | undefined;
 }
 
 /** @default 8 requests in flight per key */
@@ -103,8 +111,6 @@ export const DEFAULT_WORKERS_PER_KEY = 8;
 export const DEFAULT_TIMEOUT_S = 60;
 /** @default 8 requests per row */
 export const DEFAULT_MAX_ATTEMPTS = 8;
-/** @default 32,000 tokens: well under the 1,048,576-token context window (fixture 400-context-too-long.json). */
-export const DEFAULT_MAX_INPUT_TOKENS = 32_000;
 /** @default gemini-2.5-flash */
 export const DEFAULT_MODEL = 'gemini-2.5-flash';
 
@@ -123,6 +129,10 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
   }
   if (raw.simulate && raw.baseUrl !== undefined) throw new UsageError('OPTION_CONFLICT', 'Give --simulate or --base-url, not both.');
   if (raw.json && raw.output === '-') throw new UsageError('OPTION_CONFLICT', '--json and -o - both write to stdout; choose one.');
+  if (raw.answerColumn !== undefined && raw.schema !== undefined) {
+    throw new UsageError('OPTION_CONFLICT', '--answer-column names the single answer column; with --schema each property of the schema is a column of its own.');
+  }
+  if (raw.answerColumn !== undefined && raw.answerColumn.trim() === '') throw new UsageError('OPTION_INVALID', '--answer-column needs a column name, got an empty one.');
   if (raw.restart && raw.retryErrors) throw new UsageError('OPTION_CONFLICT', '--restart discards every result, so there are no errors to --retry-errors; give one of them.');
 
   const prompt = raw.prompt ?? (raw.promptFile !== undefined ? await readTextOption('--prompt-file', raw.promptFile) : undefined);
@@ -188,7 +198,7 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     retryErrors: raw.retryErrors ?? false,
     restart: raw.restart ?? false,
     json: raw.json ?? false,
-    maxInputTokens: positiveInt('--max-input-tokens', raw.maxInputTokens) ?? DEFAULT_MAX_INPUT_TOKENS,
+    maxInputTokens: positiveInt('--max-input-tokens', raw.maxInputTokens) ?? modelProfile(model).inputTokenLimit,
     maxOutputTokens: positiveInt('--max-output-tokens', raw.maxOutputTokens),
     temperature,
     thinkingBudget: integer('--thinking-budget', raw.thinkingBudget, -1),
@@ -198,7 +208,17 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
       ...optionalNumber('input', nonNegativeNumber('--price-input', raw.priceInput)),
       ...optionalNumber('output', nonNegativeNumber('--price-output', raw.priceOutput)),
     },
+    answerColumn: raw.answerColumn?.trim(),
+    tier: tierOption(raw.tier),
   };
+}
+
+/** --tier: `free`, `1`, `2` or `3` (also `tier1`, `Free`…). @throws UsageError `OPTION_INVALID`. */
+function tierOption(value: string | undefined): Tier | undefined {
+  if (value === undefined) return undefined;
+  const tier = value.trim().toLowerCase().replace(/^tier[\s_-]?/, '');
+  if ((TIERS as readonly string[]).includes(tier)) return tier as Tier;
+  throw new UsageError('OPTION_INVALID', `--tier must be free, 1, 2 or 3 (the usage tier of the quota project, shown in AI Studio), got ${JSON.stringify(value)}.`);
 }
 
 /** --timeout in seconds (> 0) → ms. */

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { ClassifyConfig } from '../config/classify-config.js';
 import { UsageError } from '../errors.js';
 import { createGeminiClient } from '../gemini/gemini-client.js';
-import { modelProfile } from '../prompt/model-profile.js';
+import { startingLimitsFor, type StartingLimits } from '../plan/starting-limits.js';
 import type { KeyPool, ProjectGate } from '../schedule/dispatcher.js';
 import { ProjectLimiter } from '../schedule/project-limiter.js';
 import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
@@ -24,7 +24,7 @@ export function buildPools(
   state: QuotaStateFile,
   notify: (notice: Notice) => void,
 ): { gates: Map<string, ProjectGate>; pools: KeyPool[]; onKeyRefused: (alias: string, reason: string) => void } {
-  const defaults = modelProfile(config.model).defaultLimits;
+  const defaults = startingLimitsFor(config.model, config.tier);
   const gates = new Map<string, ProjectGate>();
   const now = Date.now();
   const keys = endpoint.keys.filter((key) => {
@@ -84,16 +84,18 @@ function withLearned(limits: ProjectLimits, learned: Partial<Record<'rpm' | 'tpm
 
 /**
  * The limits a project starts from: --rpm/--tpm/--rpd, else what the endpoint is known to allow (the generous
- * simulator), else the model's defaults — which 429s then correct. A daily limit is enforced only when given or learned
- * from a 429: parking a job on a guessed RPD would stop work the account may well allow.
+ * simulator), else the published limits of --tier or the model's defaults (plan/starting-limits.ts) — which 429s then
+ * correct. A daily limit is enforced only when given, published for the --tier given, or learned from a 429: parking a
+ * job on a guessed RPD would stop work the account may well allow.
  */
-export function startingLimits(config: ClassifyConfig, endpointLimits: Endpoint['limits'], defaults: { rpm: number; tpm: number }): ProjectLimits {
+export function startingLimits(config: ClassifyConfig, endpointLimits: Endpoint['limits'], start: StartingLimits): ProjectLimits {
   const pick = (given: number | undefined, fromEndpoint: number | undefined, fallback: number): QuotaLimit =>
     given !== undefined ? { value: given, source: 'given' } : fromEndpoint !== undefined ? { value: fromEndpoint, source: 'given' } : { value: fallback, source: 'default' };
   const rpd = config.rpd ?? endpointLimits?.rpd;
+  const tierRpd = start.fromTier && endpointLimits === undefined ? start.limits.rpd : undefined;
   return {
-    rpm: pick(config.rpm, endpointLimits?.rpm, defaults.rpm),
-    tpm: pick(config.tpm, endpointLimits?.tpm, defaults.tpm),
-    rpd: rpd === undefined ? undefined : { value: rpd, source: 'given' },
+    rpm: pick(config.rpm, endpointLimits?.rpm, start.limits.rpm),
+    tpm: pick(config.tpm, endpointLimits?.tpm, start.limits.tpm),
+    rpd: rpd !== undefined ? { value: rpd, source: 'given' } : tierRpd !== undefined ? { value: tierRpd, source: 'default' } : undefined,
   };
 }

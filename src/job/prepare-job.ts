@@ -57,7 +57,12 @@ export async function prepareJob(input: string, raw: RawClassifyOptions, env: No
     examples,
   });
   const features = requestFeatures({ template, system: config.system, labels: config.labels, schema: config.schema?.json, examples });
-  return { config, source, template, examples, mode, layout: resultLayout(source.columns, source.headerCells, config.schema?.properties), build, features };
+  return { config, source, template, examples, mode, layout: resultLayout(source.columns, source.headerCells, config.schema?.properties, answerColumnOf(config)), build, features };
+}
+
+/** The output column of the answer: --answer-column, else `label` with labels and `answer` in free-form mode. */
+export function answerColumnOf(config: ClassifyConfig): string {
+  return config.answerColumn ?? (config.labels ? 'label' : 'answer');
 }
 
 /**

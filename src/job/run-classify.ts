@@ -32,6 +32,7 @@ import { QuotaStateFile } from './quota-state-file.js';
 import { resolveEndpoint, type Endpoint } from './endpoint.js';
 import { installInterrupts } from './interrupts.js';
 import { JobTally } from './job-tally.js';
+import { describeLimitsChoice } from './limits-choice.js';
 import { openJob, type OpenJob } from './open-job.js';
 import { prepareJob, type PreparedJob } from './prepare-job.js';
 import { rowsToSend } from './row-source.js';
@@ -116,6 +117,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     maxAttempts: config.maxAttempts,
   });
 
+  const limitsChoice = await describeLimitsChoice(config, endpoint.limits !== undefined);
   reporter.start({
     input: config.input,
     inputDescription: source.describe(),
@@ -125,11 +127,12 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     resumed: tally.resumed,
     ...tally.sendPlan(config.retryErrors),
     pools: endpoint.keys.map((k) => `${k.alias} → project ${k.project} (${config.workersPerKey} workers)`),
-    limits: [...gates.values()].map(({ limiter }) => `project ${limiter.project}: ${describeLimits(limiter.limits)}`),
+    limits: [...[...gates.values()].map(({ limiter }) => `project ${limiter.project}: ${describeLimits(limiter.limits)}`), limitsChoice.line],
     jobDir: job.dir,
     output: outputTarget === '-' ? 'stdout' : outputTarget,
     endpoint: endpoint.description,
   });
+  if (limitsChoice.warning) notify({ key: 'tier-no-quota', text: limitsChoice.warning });
   if (job.repaired) notify({ key: 'journal-repair', text: `the journal's last line was torn (line ${job.repaired.line}, ${job.repaired.bytes} bytes) and was dropped; that row will be sent again` });
   for (const note of job.notes) notify({ key: `job-note:${note}`, text: note });
 
@@ -228,10 +231,10 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
       onWarning: (text) => reporter.notice(text),
     },
   });
-  if (written !== total) outputNote = `${outputNote ?? 'stdout'} (${written} rows; expected ${total})`;
+  if (written.rows !== total) outputNote = `${outputNote ?? 'stdout'} (${written.rows} rows; expected ${total})`;
 
   const { exitCode, ending } = exitFor(end, tally.byStatus, total, endpoint.description);
-  reporter.finish(summaryOf(exitCode, ending, outputNote));
+  reporter.finish({ ...summaryOf(exitCode, ending, outputNote), escapedCells: written.escapedCells });
   await logRun(exitCode);
   return exitCode;
 }

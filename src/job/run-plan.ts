@@ -13,13 +13,17 @@ import { UsageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { RETRYABLE_STATUSES } from '../row-status.js';
 import { jobSettings } from './open-job.js';
-import { estimateJob } from '../plan/estimate-job.js';
+import { estimateJob, type KnownLimits } from '../plan/estimate-job.js';
+import { plannedScenarioLimits, scenarioLimits } from '../plan/scenario-limits.js';
+import { positiveInt } from '../config/option-values.js';
 import { formatPlan } from '../plan/format-plan.js';
 import { resolveEndpoint } from './endpoint.js';
 import { prepareJob } from './prepare-job.js';
 
 export interface PlanOptions extends RawClassifyOptions {
   countTokens?: boolean;
+  /** Answer tokens per row in free-text mode. */
+  outputTokens?: string;
 }
 
 /** @returns exit code 0. @throws UsageError / InputError (exit 2). */
@@ -50,17 +54,26 @@ export async function runPlan(input: string, raw: PlanOptions, io: Pick<Io, 'std
   if (config.keysFile !== undefined || io.env.GEMINI_API_KEYS) {
     projects = new Set((await loadApiKeys(config.keysFile, io.env)).map((k) => k.project)).size;
   }
+  // Under --simulate the simulator's limits are the account's: the scenario's (--simulate-config) or the generous ones.
+  let knownLimits: KnownLimits | undefined;
+  if (config.simulate) {
+    const planned = plannedScenarioLimits(await scenarioLimits(config.simulateConfig, config.model), config.simulateConfig !== undefined ? 'scenario' : 'generous');
+    knownLimits = { ...planned.limits, ...(planned.billed ? {} : { billed: false }) };
+    projects = planned.projects;
+  }
 
   let endpoint: Awaited<ReturnType<typeof resolveEndpoint>> | undefined;
   try {
-    // --simulate: the built-in simulator's limits are the ones classify would run at; --count-tokens needs a key.
-    if (raw.countTokens || config.simulate) endpoint = await resolveEndpoint(config, io.env);
+    // --count-tokens needs a key and an endpoint (the simulator's under --simulate).
+    if (raw.countTokens) endpoint = await resolveEndpoint(config, io.env);
     const estimate = await estimateJob({
       prepared,
       isDone,
       projects,
-      ...(endpoint?.limits ? { knownLimits: endpoint.limits } : {}),
+      ...(knownLimits ? { knownLimits } : {}),
       ...(endpoint && raw.countTokens ? { countTokens: countWith(endpoint, config.model) } : {}),
+      ...(raw.outputTokens !== undefined ? { outputTokensPerRow: positiveInt('--output-tokens', raw.outputTokens) as number } : {}),
+      maxInputTokensGiven: raw.maxInputTokens !== undefined,
     });
     const mode = config.labels ? `enum output (${config.labels.length} labels)` : config.schema ? `structured output (${config.schema.properties.join(', ')})` : 'free text';
     const lines = formatPlan(estimate, { input: config.input, description: prepared.source.describe(), model: config.model, mode });

@@ -7,6 +7,7 @@ import type { InputSource } from '../input/input-source.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
 import type { Journal } from '../journal/journal.js';
 import { createOutputWriter } from '../output/create-output-writer.js';
+import { needsFormulaEscape } from '../output/escape-formula.js';
 import type { OutputSpec } from '../output/output-writer.js';
 
 export interface ResultLayout {
@@ -18,12 +19,18 @@ export interface ResultLayout {
 
 /**
  * The output header and the result cells: the input's columns with their header cells as written
- * (InputSource.headerCells), then `label` (or the --schema properties), `status`, `error`. A name the input already
- * uses gets a `_2` suffix, as repeated header names do; `status` and `error` are the tool's own, so a schema property
- * of that name is the one renamed.
- * @param properties the --schema properties, or undefined for the single `label` column.
+ * (InputSource.headerCells), then the answer column (`label`, `answer` in free-form mode, or --answer-column) or the
+ * --schema properties, `status`, `error`. A name the input already uses gets a `_2` suffix, as repeated header names
+ * do; `status` and `error` are the tool's own, so a schema property of that name is the one renamed.
+ * @param properties the --schema properties, or undefined for the single answer column.
+ * @param answerColumn the name of the single answer column (../shared/DESIGN.md "Output"). Default `label`.
  */
-export function resultLayout(inputColumns: readonly string[], headerCells: readonly string[], properties: readonly string[] | undefined): ResultLayout {
+export function resultLayout(
+  inputColumns: readonly string[],
+  headerCells: readonly string[],
+  properties: readonly string[] | undefined,
+  answerColumn = 'label',
+): ResultLayout {
   const taken = new Set([...inputColumns, ...headerCells]);
   const unique = (name: string) => {
     let candidate = name;
@@ -33,7 +40,7 @@ export function resultLayout(inputColumns: readonly string[], headerCells: reado
   };
   const status = unique('status');
   const error = unique('error');
-  const resultNames = (properties ?? ['label']).map(unique);
+  const resultNames = (properties ?? [answerColumn]).map(unique);
   return {
     header: [...headerCells, ...resultNames, status, error],
     resultCells: properties ? (entry) => properties.map((p) => entry?.fields?.[p] ?? '') : (entry) => [entry?.label ?? ''],
@@ -61,16 +68,35 @@ export function outputDialect(input: InputSource): Pick<OutputSpec, 'delimiter' 
   };
 }
 
-/** Streams the output file; resolves once it is renamed into place. @returns rows written. */
-export async function writeResults(o: WriteResultsOptions): Promise<number> {
+/** What writing the output did. */
+export interface WrittenOutput {
+  /** Data rows written. */
+  rows: number;
+  /**
+   * Cells (header included) that a spreadsheet would run as formulas and were neutralized (output/escape-formula.ts):
+   * 0 with --no-escape-formulas and for JSONL, which is not escaped.
+   */
+  escapedCells: number;
+}
+
+/** Streams the output file; resolves once it is renamed into place. */
+export async function writeResults(o: WriteResultsOptions): Promise<WrittenOutput> {
   const writer = await createOutputWriter({ ...o.spec, columns: o.layout.header });
+  const escaping = o.spec.escapeFormulas !== false && writer.format !== 'jsonl';
+  const countEscapes = (cells: readonly string[]) => {
+    if (escaping) for (const cell of cells) if (needsFormulaEscape(cell)) escapedCells++;
+  };
   let rows = 0;
+  let escapedCells = 0;
+  countEscapes(o.layout.header);
   try {
     if (o.total > 0) {
       for await (const record of o.input.records()) {
         if (record.index >= o.total) break;
         const entry = o.journal.has(record.index) ? o.journal.get(record.index) : undefined;
-        await writer.write([...record.cells, ...o.layout.resultCells(entry), entry?.status ?? 'pending', entry?.error ?? '']);
+        const cells = [...record.cells, ...o.layout.resultCells(entry), entry?.status ?? 'pending', entry?.error ?? ''];
+        countEscapes(cells);
+        await writer.write(cells);
         rows++;
       }
     }
@@ -79,5 +105,5 @@ export async function writeResults(o: WriteResultsOptions): Promise<number> {
     await writer.abort();
     throw error;
   }
-  return rows;
+  return { rows, escapedCells };
 }

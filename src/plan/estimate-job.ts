@@ -8,11 +8,30 @@ import { modelProfile } from '../prompt/model-profile.js';
 import { enumMaxOutputTokens } from '../prompt/build-request.js';
 import { TokenEstimator, tokenFeatures } from '../schedule/token-estimator.js';
 import { priceOf, requestCost, type ModelPrice } from './price-table.js';
+import { startingLimitsFor } from './starting-limits.js';
+
+/** Where a limit plan uses comes from. */
+export type LimitOrigin =
+  /** --rpm / --tpm / --rpd */
+  | 'given'
+  /** the published limits of the --tier given (plan/published-limits.ts) */
+  | 'tier'
+  /** the model's default start: its published Tier 1 limits, or a guess (prompt/model-profile.ts) */
+  | 'default'
+  /** the simulator's scenario (--simulate-config) or its generous built-in quota (--simulate) */
+  | 'simulator';
 
 export interface LimitUsed {
   value: number;
-  source: 'given' | 'default';
+  source: LimitOrigin;
 }
+
+/** What bounds how long the job takes. */
+export type Binding =
+  /** A per-minute limit: the job takes `minutes` at the quota's full rate. */
+  | { dimension: 'RPM' | 'TPM'; minutes: number }
+  /** RPD: more requests than a day allows, so the job spans `days` Pacific days (per-minute pace alone: `minutes`). */
+  | { dimension: 'RPD'; days: number; minutes: number };
 
 export interface JobEstimate {
   rows: number;
@@ -20,6 +39,8 @@ export interface JobEstimate {
   done: number;
   /** Rows whose estimated prompt is over --max-input-tokens (they would end `skipped`). */
   tooLong: number;
+  /** The input limit per request (tokens) and whether it is the model's own or --max-input-tokens. */
+  maxInputTokens: { value: number; source: 'model' | 'given' };
   requests: number;
   inputTokens: number;
   /** Output tokens (the answers), and how they were guessed. */
@@ -32,13 +53,32 @@ export interface JobEstimate {
   countTokensScale: number | undefined;
   projects: number;
   limits: { rpm: LimitUsed; tpm: LimitUsed; rpd: LimitUsed | undefined };
+  /** Which limits these are and why (`the free tier's published limits for gemini-2.5-flash (…)`). */
+  limitsWhy: string;
+  /** Set when the model has no quota where the job would run (--tier, or the scenario's `limit: 0`): why. */
+  noQuota: string | undefined;
   headroom: number;
   /** Minutes the requests need under RPM, and the input tokens under TPM; days under RPD. */
   minutesUnderRpm: number;
   minutesUnderTpm: number;
   daysUnderRpd: number | undefined;
+  binding: Binding;
   price: ModelPrice | undefined;
   costUsd: number | undefined;
+  /** false on the free tier (--tier free): nothing is billed; undefined when the tier is not known. */
+  billed: boolean | undefined;
+}
+
+/** Limits the endpoint is known to have: the scenario's or the generous simulator's, with the reason to use them. */
+export interface KnownLimits {
+  rpm?: number;
+  tpm?: number;
+  rpd?: number;
+  why: string;
+  /** The model has no quota there (a scenario's `limit: 0`): why. */
+  noQuota?: string;
+  /** false when the account rehearsed is a free-tier one (not billed). */
+  billed?: boolean;
 }
 
 export interface EstimateOptions {
@@ -48,8 +88,12 @@ export interface EstimateOptions {
   projects: number;
   /** Tokens of the given prompts, counted by the API in one countTokens call; undefined to use the estimator alone. */
   countTokens?: (prompts: string[]) => Promise<number>;
-  /** Limits the endpoint is known to have (the generous simulator), used where no --rpm/--tpm/--rpd is given. */
-  knownLimits?: { rpm?: number; tpm?: number; rpd?: number };
+  /** Limits the endpoint is known to have (the simulator), used where no --rpm/--tpm/--rpd is given. */
+  knownLimits?: KnownLimits;
+  /** `--output-tokens`: answer tokens per row in free-text mode, instead of the estimate from the input. */
+  outputTokensPerRow?: number;
+  /** Whether --max-input-tokens was given (else it is the model's input limit). */
+  maxInputTokensGiven?: boolean;
 }
 
 /** Prompts sent in the one countTokens call of `--count-tokens`. */
@@ -66,6 +110,10 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
   // Per row: the estimate of its prompt text, and of everything else sent with it (system, examples, schema).
   let promptTokens = 0;
   let fixedTokens = 0;
+  // Tokens of the row's own text inserted into the prompt (the prompt minus the template's fixed words): what a free
+  // answer that rewrites or translates the row comes to.
+  let insertedTokens = 0;
+  let templateTokens: number | undefined;
   const sample = new EvenSample<string>(COUNT_TOKENS_SAMPLE);
   for await (const record of source.records()) {
     if (record.index >= limit) break;
@@ -81,6 +129,8 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
     }
     const prompt = template.render(record.cells);
     const promptPart = Math.min(full, estimator.estimate(tokenFeatures(prompt)));
+    templateTokens ??= estimator.estimate(tokenFeatures(template.render(record.cells.map(() => ''))));
+    insertedTokens += Math.max(0, promptPart - templateTokens);
     promptTokens += promptPart;
     fixedTokens += full - promptPart;
     if (o.countTokens) sample.offer(prompt);
@@ -94,24 +144,39 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
   }
   const inputTokens = Math.round(promptTokens * (scale ?? 1) + fixedTokens);
   const requests = rows - done - tooLong;
-  const { perRow, basis } = outputPerRow(o.prepared);
+  const { perRow, basis } = outputPerRow(o.prepared, { insertedPerRow: requests > 0 ? insertedTokens / requests : 0, given: o.outputTokensPerRow });
   const thinking = thinkingPerRow(o.prepared);
-  const profile = modelProfile(config.model);
-  const known = o.knownLimits ?? {};
-  const given = (value: number | undefined): LimitUsed | undefined => (value === undefined ? undefined : { value, source: 'given' });
-  const limits = {
-    rpm: given(config.rpm ?? known.rpm) ?? { value: profile.defaultLimits.rpm, source: 'default' as const },
-    tpm: given(config.tpm ?? known.tpm) ?? { value: profile.defaultLimits.tpm, source: 'default' as const },
-    rpd: given(config.rpd ?? known.rpd) ?? (o.knownLimits || profile.defaultLimits.rpd === undefined ? undefined : { value: profile.defaultLimits.rpd, source: 'default' as const }),
+  const start = startingLimitsFor(config.model, config.tier);
+  const known = o.knownLimits;
+  const startSource: LimitOrigin = start.fromTier ? 'tier' : 'default';
+  const pick = (given: number | undefined, fromEndpoint: number | undefined, fallback: number): LimitUsed =>
+    given !== undefined ? { value: given, source: 'given' } : fromEndpoint !== undefined ? { value: fromEndpoint, source: 'simulator' } : { value: fallback, source: known ? 'simulator' : startSource };
+  const rpd = (): LimitUsed | undefined => {
+    if (config.rpd !== undefined) return { value: config.rpd, source: 'given' };
+    if (known) return known.rpd !== undefined ? { value: known.rpd, source: 'simulator' } : undefined;
+    return start.limits.rpd !== undefined ? { value: start.limits.rpd, source: startSource } : undefined;
   };
+  const limits = {
+    rpm: pick(config.rpm, known?.rpm, known ? Infinity : start.limits.rpm),
+    tpm: pick(config.tpm, known?.tpm, known ? Infinity : start.limits.tpm),
+    rpd: rpd(),
+  };
+  const allGiven = config.rpm !== undefined && config.tpm !== undefined;
+  const limitsWhy = allGiven ? 'as given (--rpm, --tpm' + (config.rpd !== undefined ? ', --rpd)' : ')') : (known?.why ?? start.why);
   const usable = 1 - config.headroom;
   const outputTokens = perRow * requests;
   const thinkingTokens = thinking.perRow === undefined ? undefined : thinking.perRow * requests;
   const price = priceOf(config.model, config.price);
+  const minutesUnderRpm = requests / (o.projects * limits.rpm.value * usable);
+  const minutesUnderTpm = inputTokens / (o.projects * limits.tpm.value * usable);
+  const daysUnderRpd = limits.rpd ? requests / (o.projects * limits.rpd.value) : undefined;
+  const perMinute: Binding = minutesUnderTpm > minutesUnderRpm ? { dimension: 'TPM', minutes: minutesUnderTpm } : { dimension: 'RPM', minutes: minutesUnderRpm };
+  const binding: Binding = daysUnderRpd !== undefined && daysUnderRpd > 1 ? { dimension: 'RPD', days: Math.ceil(daysUnderRpd), minutes: perMinute.minutes } : perMinute;
   return {
     rows,
     done,
     tooLong,
+    maxInputTokens: { value: config.maxInputTokens, source: o.maxInputTokensGiven ? 'given' : 'model' },
     requests,
     inputTokens,
     outputTokens,
@@ -121,17 +186,25 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
     countTokensScale: scale,
     projects: o.projects,
     limits,
+    limitsWhy,
+    noQuota: known?.noQuota ?? (start.tierHasNoQuota && !known ? start.why : undefined),
     headroom: config.headroom,
-    minutesUnderRpm: requests / (o.projects * limits.rpm.value * usable),
-    minutesUnderTpm: inputTokens / (o.projects * limits.tpm.value * usable),
-    daysUnderRpd: limits.rpd ? requests / (o.projects * limits.rpd.value) : undefined,
+    minutesUnderRpm,
+    minutesUnderTpm,
+    daysUnderRpd,
+    binding,
     price,
     costUsd: price ? requestCost(price, inputTokens, outputTokens + (thinkingTokens ?? 0)) : undefined,
+    billed: known?.billed ?? start.billed,
   };
 }
 
-/** Answer tokens per row: the longest label; the JSON of a schema's answer; for free text an assumed length. */
-function outputPerRow(p: PreparedJob): { perRow: number; basis: string } {
+/**
+ * Answer tokens per row: the longest label; the JSON of a schema's answer; for free text `--output-tokens`, else as
+ * long as the row's own text inserted into the prompt (what a rewrite or a translation returns), at most
+ * --max-output-tokens.
+ */
+function outputPerRow(p: PreparedJob, free: { insertedPerRow: number; given: number | undefined }): { perRow: number; basis: string } {
   const estimator = new TokenEstimator();
   const tokens = (text: string) => Math.max(1, estimator.estimate(tokenFeatures(text)) - estimator.estimate(tokenFeatures('')));
   const { config } = p;
@@ -145,8 +218,14 @@ function outputPerRow(p: PreparedJob): { perRow: number; basis: string } {
     }
     return { perRow: n, basis: 'the schema (25 tokens per free-text property, assumed)' };
   }
-  if (config.maxOutputTokens !== undefined) return { perRow: config.maxOutputTokens, basis: 'at most --max-output-tokens per row' };
-  return { perRow: 100, basis: 'free text: 100 tokens per row, assumed (set --max-output-tokens to bound it)' };
+  if (free.given !== undefined) return { perRow: free.given, basis: `free text: ${free.given} per row, as --output-tokens says` };
+  const inserted = Math.max(1, Math.round(free.insertedPerRow));
+  const max = config.maxOutputTokens;
+  if (max !== undefined && max < inserted) return { perRow: max, basis: `free text: at most --max-output-tokens ${max} per row (the rows' own text is about ${inserted})` };
+  return {
+    perRow: inserted,
+    basis: `free text: assumed as long as the row's own text in the prompt, about ${inserted} per row (a rewrite or a translation; a short answer costs less) — --output-tokens N states yours`,
+  };
 }
 
 function thinkingPerRow(p: PreparedJob): { perRow: number | undefined; basis: string } {

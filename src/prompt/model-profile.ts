@@ -7,11 +7,16 @@
  * fixture 400-thinking-budget-zero.json) and accepts 128–32768; Gemini 3 models use `thinkingLevel`, and Gemini 3 Pro
  * cannot disable it.
  *
- * Default limits: the mid-2025 Tier 1 table (§1.5, THIRD-PARTY, "verify in AI Studio"). They are only a start: a 429's
- * quotaValue replaces them, and without one the limiter probes upward (schedule/).
+ * Default limits: the published Tier 1 figures of docs/rate-limits.md (plan/published-limits.ts) where Google published
+ * them; for other models a guess from the nearest published family. They are only a start: a 429's quotaValue replaces
+ * them, and without one the limiter probes upward (schedule/).
+ *
+ * Input limit: 1,048,576 tokens per request for every current Gemini model (docs/rate-limits.md "Input limits", fixture
+ * 400-context-too-long.json).
  */
 
 import { ThinkingLevel } from '@google/genai';
+import { publishedLimits } from '../plan/published-limits.js';
 
 export interface ModelProfile {
   /** The id as given (`gemini-2.5-flash`, `models/gemini-2.5-pro`…), without the `models/` prefix. */
@@ -24,10 +29,25 @@ export interface ModelProfile {
   minThinkingBudget: number;
   /** Starting per-project limits: requests/min, input tokens/min, requests/day (undefined = no daily limit known). */
   defaultLimits: { rpm: number; tpm: number; rpd: number | undefined };
+  /** Where `defaultLimits` come from: the published Tier 1 table, or a guess for a model Google published none for. */
+  defaultLimitsSource: string;
+  /** The most input tokens one request may hold (promptTokenCount), the default of --max-input-tokens. */
+  inputTokenLimit: number;
 }
+
+/** docs/rate-limits.md "Input limits": every current Gemini model. */
+export const GEMINI_INPUT_TOKEN_LIMIT = 1_048_576;
 
 /** Looks a model id up by family; unknown ids get conservative defaults and no thinking config. */
 export function modelProfile(model: string): ModelProfile {
+  const profile = familyProfile(model);
+  const tier1 = publishedLimits(profile.id, '1');
+  return tier1.kind === 'published'
+    ? { ...profile, defaultLimits: { ...tier1.limits }, defaultLimitsSource: `published Tier 1 limits (${tier1.source})`, inputTokenLimit: GEMINI_INPUT_TOKEN_LIMIT }
+    : { ...profile, defaultLimitsSource: 'guessed limits: Google published none for this model (docs/rate-limits.md)', inputTokenLimit: GEMINI_INPUT_TOKEN_LIMIT };
+}
+
+function familyProfile(model: string): Omit<ModelProfile, 'defaultLimitsSource' | 'inputTokenLimit'> {
   const id = model.replace(/^models\//, '');
   const base = { id, minThinkingBudget: 0 };
   if (/^gemini-2\.5-flash-lite/.test(id)) {

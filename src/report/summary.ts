@@ -22,6 +22,8 @@ export interface JobSummary {
   jobDir: string;
   /** The command that resumes the job, when it stopped early. */
   resumeCommand: string | undefined;
+  /** Output cells prefixed with `'` so that a spreadsheet does not run them as formulas (undefined: not written). */
+  escapedCells?: number;
 }
 
 /** The summary as text lines (for the TTY and line reporters). */
@@ -37,6 +39,11 @@ export function formatSummary(s: JobSummary): string[] {
     `time: ${formatDuration(s.wallMs)} (${rate} rows/s this run)`,
   ];
   if (s.output) lines.push(`output: ${s.output}`);
+  if (s.escapedCells !== undefined && s.escapedCells > 0) {
+    lines.push(
+      `formulas: ${formatCount(s.escapedCells)} ${s.escapedCells === 1 ? 'cell begins' : 'cells begin'} with = + - @ (or TAB, CR) and got a leading ' so that a spreadsheet shows ${s.escapedCells === 1 ? 'it' : 'them'} as text; --no-escape-formulas keeps cells as they are`,
+    );
+  }
   lines.push(`job: ${s.jobDir}`);
   if (s.resumeCommand) lines.push(`resume with: ${s.resumeCommand}`);
   return lines;
