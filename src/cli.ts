@@ -31,7 +31,7 @@ function classifyOptions(cmd: Command, forPlan = false): Command {
     new Option('-o, --output <file>', 'output file; the extension picks the format (.csv .tsv .jsonl .xlsx); - for CSV on stdout'),
     new Option('--job-dir <dir>', 'job directory (default <input>.gemini-batch beside the input)'),
     new Option('--keys-file <file>', 'API keys, one a line: KEY or PROJECT KEY; keys of one project share its limits'),
-    new Option('--workers-per-key <n>', 'requests in flight per key (default 8)'),
+    new Option('--workers-per-key <n>', 'requests in flight per key at most (default: what the quota needs at the observed latency, up to a safe ceiling)'),
     new Option('--tier <tier>', "the quota project's usage tier, free|1|2|3: start from its published limits for the model, RPD included (docs/rate-limits.md); the free tier is not billed"),
     new Option('--rpm <n>', 'requests per minute of each project for this model'),
     new Option('--tpm <n>', 'input tokens per minute of each project for this model'),

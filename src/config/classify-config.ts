@@ -70,8 +70,8 @@ export interface ClassifyConfig {
   /** Job directory, or undefined for the default beside the input. */
   jobDir: string | undefined;
   keysFile: string | undefined;
-  /** Requests in flight per key. */
-  workersPerKey: number;
+  /** Requests in flight per key at most (--workers-per-key); undefined: what the quota needs (schedule/concurrency.ts). */
+  workersPerKey: number | undefined;
   /** Per-project limits given on the command line (requests/min, input tokens/min, requests/day). */
   rpm: number | undefined;
   tpm: number | undefined;
@@ -105,8 +105,6 @@ export interface ClassifyConfig {
   tier: Tier | undefined;
 }
 
-/** @default 8 requests in flight per key */
-export const DEFAULT_WORKERS_PER_KEY = 8;
 /** @default 60 s */
 export const DEFAULT_TIMEOUT_S = 60;
 /** @default 8 requests per row */
@@ -184,7 +182,7 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     output: raw.output,
     jobDir: raw.jobDir,
     keysFile: raw.keysFile,
-    workersPerKey: positiveInt('--workers-per-key', raw.workersPerKey) ?? DEFAULT_WORKERS_PER_KEY,
+    workersPerKey: positiveInt('--workers-per-key', raw.workersPerKey),
     rpm: positiveInt('--rpm', raw.rpm),
     tpm: positiveInt('--tpm', raw.tpm),
     rpd: positiveInt('--rpd', raw.rpd),

@@ -6,7 +6,7 @@
  * |-----------------------|-------------------------------------------------------------|---------------------------------|
  * | RateLimitFailure      | HTTP 429 RESOURCE_EXHAUSTED                                 | by quotaId (see schedule/)      |
  * | ServerFailure         | 500, 502, 503, 504, other 5xx, non-JSON proxy pages         | backoff with jitter             |
- * | ConnectionFailure     | network error, reset, refused (no HTTP status)              | backoff with jitter             |
+ * | ConnectionFailure     | network error, reset, refused (no HTTP status); `local` when our own sockets ran out (EMFILE…) | backoff with jitter |
  * | TimeoutFailure        | no answer within --timeout; we aborted it                   | backoff with jitter             |
  * | KeyFailure            | 400 API_KEY_INVALID, 401, 403: the key is refused           | on another key                  |
  * | ModelFailure          | 404 NOT_FOUND for the model                                 | never: the job stops            |
@@ -48,10 +48,19 @@ export class ServerFailure extends ApiFailure {
   }
 }
 
+/**
+ * Socket error codes that mean our own machine ran out of something (file descriptors, local ports, buffers, memory),
+ * not that the server or the network failed: the request never left. Source: errno(3), Linux and macOS.
+ */
+export const LOCAL_EXHAUSTION_CODES: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'EADDRNOTAVAIL', 'ENOBUFS', 'ENOMEM']);
+
 /** No HTTP answer: connection refused or reset, socket closed, DNS. Transient. */
 export class ConnectionFailure extends ApiFailure {
-  constructor(message: string, options?: ErrorOptions) {
+  /** True when our own process or machine ran out of sockets or memory ({@link LOCAL_EXHAUSTION_CODES}). */
+  readonly local: boolean;
+  constructor(message: string, options?: ErrorOptions & { local?: boolean }) {
     super('API_CONNECTION_ERROR', message, undefined, null, options);
+    this.local = options?.local ?? false;
   }
 }
 

@@ -12,6 +12,7 @@ import {
   CancelledFailure,
   ConnectionFailure,
   KeyFailure,
+  LOCAL_EXHAUSTION_CODES,
   ModelFailure,
   RateLimitFailure,
   RequestFailure,
@@ -40,8 +41,9 @@ export function classifyFailure(error: unknown, abortReason?: AbortReason): ApiF
   const status = httpStatusOf(error);
   if (status === undefined) {
     const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+    const code = cause?.code ?? (error as { code?: unknown } | undefined)?.code;
     const detail = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-    return new ConnectionFailure(`connection failed: ${redactSecrets(detail)}`, { cause: error });
+    return new ConnectionFailure(`connection failed: ${redactSecrets(detail)}`, { cause: error, local: typeof code === 'string' && LOCAL_EXHAUSTION_CODES.has(code) });
   }
   const text = redactSecrets(error instanceof Error ? error.message : String(error));
   return failureForStatus(status, parseRpcStatus(text), text);

@@ -62,7 +62,7 @@ export function buildPools(
     alias: key.alias,
     project: key.project,
     client: createGeminiClient({ apiKey: key.value, ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}), timeoutMs: config.timeoutMs }),
-    concurrency: config.workersPerKey,
+    maxInFlight: config.workersPerKey,
   }));
   return { gates, pools, onKeyRefused };
 }

@@ -16,10 +16,11 @@ import { answerJudge } from '../gemini/judge-answer.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
 import { defaultOutputPath } from '../output/output-format.js';
 import { priceOf } from '../plan/price-table.js';
-import { countOf, formatCount, RateMeter, type ProgressSnapshot } from '../report/progress-snapshot.js';
+import { countOf, estimateEta, formatCount, RateMeter, type ProgressSnapshot } from '../report/progress-snapshot.js';
 import type { Reporter } from '../report/reporter.js';
 import type { JobSummary } from '../report/summary.js';
 import type { RowStatus } from '../row-status.js';
+import { BINDING_LABELS } from '../schedule/binding.js';
 import { Dispatcher, type DispatchEnd } from '../schedule/dispatcher.js';
 import { pacificClock } from '../schedule/pacific-day.js';
 import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
@@ -115,6 +116,8 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     onNotice: notify,
     onKeyRefused,
     maxAttempts: config.maxAttempts,
+    // The in-process simulator holds the server's end of every connection in this process too.
+    fdsPerRequest: config.simulate ? 2 : 1,
   });
 
   const limitsChoice = await describeLimitsChoice(config, endpoint.limits !== undefined);
@@ -126,7 +129,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     total,
     resumed: tally.resumed,
     ...tally.sendPlan(config.retryErrors),
-    pools: endpoint.keys.map((k) => `${k.alias} → project ${k.project} (${config.workersPerKey} workers)`),
+    pools: endpoint.keys.map((k) => `${k.alias} → project ${k.project} (${config.workersPerKey !== undefined ? `at most ${config.workersPerKey} in flight` : 'in flight: what the quota needs'})`),
     limits: [...[...gates.values()].map(({ limiter }) => `project ${limiter.project}: ${describeLimits(limiter.limits)}`), limitsChoice.line],
     jobDir: job.dir,
     output: outputTarget === '-' ? 'stdout' : outputTarget,
@@ -140,6 +143,8 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   const snapshot = (): ProgressSnapshot => {
     const at = Date.now();
     const rate = meter.sample(at, tally.done);
+    const { binding: held, until } = dispatcher.binding;
+    const leftMs = until !== undefined && until > at ? until - at : undefined;
     return {
       done: tally.done,
       total,
@@ -151,7 +156,9 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
       tokens: { ...tally.tokens },
       elapsedMs: at - p.started,
       rowsPerSecond: rate,
-      etaMs: rate > 0 ? ((total - tally.done) / rate) * 1000 : undefined,
+      etaMs: estimateEta(total - tally.done, rate, held === 'pause' || held === 'rpd' ? leftMs : undefined),
+      binding: held !== undefined ? BINDING_LABELS[held] : undefined,
+      bindingLeftMs: leftMs,
       costUsd: tally.costUsd,
     };
   };
@@ -182,6 +189,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     output,
     jobDir: job.dir,
     resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(p.invocation) : undefined,
+    bound: dispatcher.bindingShares().map((b) => ({ binding: BINDING_LABELS[b.binding], share: b.share })),
   });
   await logRun(null);
   let ticks = 0;

@@ -2,6 +2,7 @@
  * Plain progress lines for logs and pipes (stdout not a TTY): one line every `intervalMs`, notices as they come, then
  * the summary.
  */
+import { bindingField, notOkCounts } from './progress-line.js';
 import { formatCount, formatDuration, type ProgressSnapshot } from './progress-snapshot.js';
 import type { JobHeader, Reporter } from './reporter.js';
 import { describeRows } from './describe-rows.js';
@@ -34,8 +35,10 @@ export class LineReporter implements Reporter {
     if (s.elapsedMs - this.#lastLine < this.#intervalMs) return;
     this.#lastLine = s.elapsedMs;
     const pct = s.total > 0 ? Math.floor((100 * s.done) / s.total) : 100;
+    const notOk = notOkCounts(s);
+    const binding = bindingField(s);
     this.#write([
-      `[${formatDuration(s.elapsedMs)}] ${formatCount(s.done)}/${formatCount(s.total)} rows (${pct}%) · ${s.rowsPerSecond.toFixed(1)} rows/s · ETA ${formatDuration(s.etaMs)} · 429s ${s.rateLimited} · retries ${s.retries}`,
+      `[${formatDuration(s.elapsedMs)}] ${formatCount(s.done)}/${formatCount(s.total)} rows (${pct}%)${notOk ? ` · ${notOk}` : ''} · ${s.rowsPerSecond.toFixed(1)} rows/s · ETA ${formatDuration(s.etaMs)}${binding ? ` · ${binding}` : ''} · 429s ${s.rateLimited} · retries ${s.retries}`,
     ]);
   }
 

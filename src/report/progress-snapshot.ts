@@ -32,8 +32,15 @@ export interface ProgressSnapshot {
   elapsedMs: number;
   /** Rows finished per second over the last ~30 s. */
   rowsPerSecond: number;
-  /** Estimated time to finish, ms; undefined while unknown. */
+  /** Estimated time to finish, ms, a pause or park in force included ({@link estimateEta}); undefined while unknown. */
   etaMs: number | undefined;
+  /**
+   * What holds the run back now: `RPM`, `TPM`, `RPD`, `concurrency`, `429 pause`, `retry backoff`, `input` or
+   * `last answers` (schedule/binding.ts); undefined before the first request.
+   */
+  binding: string | undefined;
+  /** How long what binds still holds, ms, when that is known (a 429 pause, a daily park, a backoff); else undefined. */
+  bindingLeftMs: number | undefined;
   /** Estimated cost so far in USD at list price, when the model's price is known. */
   costUsd: number | undefined;
 }
@@ -60,6 +67,17 @@ export class RateMeter {
     const seconds = (at - first.at) / 1000;
     return seconds > 0 ? (done - first.done) / seconds : 0;
   }
+}
+
+/**
+ * Time to finish, ms: the rows left at the recent rate, after whatever holds every project now (a 429 pause, a daily
+ * park) has passed. 0 when nothing is left; undefined while the rate is unknown (0).
+ * @param holdMs how long sending is held still, ms (0 or undefined: not held).
+ */
+export function estimateEta(remaining: number, rowsPerSecond: number, holdMs: number | undefined): number | undefined {
+  if (remaining <= 0) return 0;
+  if (!(rowsPerSecond > 0)) return undefined;
+  return Math.max(0, holdMs ?? 0) + (remaining / rowsPerSecond) * 1000;
 }
 
 /** `1h02m`, `4m05s`, `12s`. */

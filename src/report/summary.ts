@@ -24,6 +24,16 @@ export interface JobSummary {
   resumeCommand: string | undefined;
   /** Output cells prefixed with `'` so that a spreadsheet does not run them as formulas (undefined: not written). */
   escapedCells?: number;
+  /** What held the run back, with its share of the run's time, largest first (schedule/binding.ts). */
+  bound: Array<{ binding: string; share: number }>;
+}
+
+/** `RPM 92 % · concurrency 5 % · 429 pause 3 %`: shares under 1 % are left out. */
+export function formatBound(bound: JobSummary['bound']): string {
+  return bound
+    .filter((b) => b.share >= 0.01)
+    .map((b) => `${b.binding} ${Math.round(b.share * 100)} %`)
+    .join(' · ');
 }
 
 /** The summary as text lines (for the TTY and line reporters). */
@@ -38,6 +48,8 @@ export function formatSummary(s: JobSummary): string[] {
       (s.costUsd !== undefined ? ` · cost ≈ $${s.costUsd.toFixed(s.costUsd < 1 ? 4 : 2)} at list price` : ''),
     `time: ${formatDuration(s.wallMs)} (${rate} rows/s this run)`,
   ];
+  const bound = formatBound(s.bound);
+  if (bound) lines.push(`bound by: ${bound}`);
   if (s.output) lines.push(`output: ${s.output}`);
   if (s.escapedCells !== undefined && s.escapedCells > 0) {
     lines.push(

@@ -1,10 +1,11 @@
 /**
- * The progress bar on a terminal (cli-progress): done/total, rows/s, ETA, 429s so far, tokens and cost.
- * Notices are printed above the bar.
+ * The progress bar on a terminal (cli-progress draws it): done/total with the rows not ok, rows/s, ETA, what binds,
+ * 429s so far, tokens and cost, fitted to the terminal's width (./progress-line.ts). Notices are printed above the bar.
  */
 import cliProgress from 'cli-progress';
-import { formatCount, formatDuration, type ProgressSnapshot } from './progress-snapshot.js';
 import { LineReporter } from './line-reporter.js';
+import { progressLine } from './progress-line.js';
+import type { ProgressSnapshot } from './progress-snapshot.js';
 import type { JobHeader, Reporter } from './reporter.js';
 import { formatSummary, type JobSummary } from './summary.js';
 
@@ -12,14 +13,15 @@ export class TtyReporter implements Reporter {
   readonly #out: NodeJS.WriteStream;
   readonly #bar: cliProgress.SingleBar;
   #started = false;
-  #payload: Record<string, string | number> = { rate: '0.0', remaining: '–', r429: 0, tokens: '' };
+  #payload: { snapshot: ProgressSnapshot | undefined } = { snapshot: undefined };
 
   constructor(out: NodeJS.WriteStream) {
     this.#out = out;
     this.#bar = new cliProgress.SingleBar(
       {
         stream: out,
-        format: '{bar} {value}/{total} rows | {rate} rows/s | ETA {remaining} | 429s {r429} | {tokens}',
+        format: (_options, params, payload: { snapshot: ProgressSnapshot | undefined }) =>
+          payload.snapshot ? progressLine(payload.snapshot, params.maxWidth) : `${params.value}/${params.total} rows`,
         hideCursor: true,
         clearOnComplete: false,
         fps: 5,
@@ -36,12 +38,7 @@ export class TtyReporter implements Reporter {
 
   tick(s: ProgressSnapshot): void {
     if (!this.#started) return;
-    this.#payload = {
-      rate: s.rowsPerSecond.toFixed(1),
-      remaining: formatDuration(s.etaMs),
-      r429: s.rateLimited,
-      tokens: `in ${formatCount(s.tokens.input)} out ${formatCount(s.tokens.output + s.tokens.thoughts)}${s.costUsd !== undefined ? ` $${s.costUsd.toFixed(4)}` : ''}`,
-    };
+    this.#payload = { snapshot: s };
     this.#bar.update(s.done, this.#payload);
   }
 

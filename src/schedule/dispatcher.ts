@@ -1,32 +1,31 @@
 /**
- * The scheduler: hands rows to the key pools with free capacity whose project's limiter lets them go now, sends them,
- * and decides what each outcome means — finished, sent again (back through the limiter), or moved to another project.
+ * The scheduler: hands rows to the key pools with a free slot whose project's limiter lets them go now, sends them,
+ * and applies what each outcome means — finished, sent again (back through the limiter), or moved to another project.
  *
- * - One pool per API key, `concurrency` requests in flight at most (p-queue). Rows go to the pool with free capacity
- *   whose project can take the request soonest, not round-robin.
+ * - One pool per API key. How many requests each may have in flight is ./concurrency.ts's call (what the quota needs at
+ *   the observed latency, up to --workers-per-key and the safe ceilings). Rows go to the pool with a free slot whose
+ *   project can take the request soonest, not round-robin.
  * - Every request passes its project's {@link ProjectLimiter} (shared by the keys of one quota project).
- * - Retries are ours (the SDK's are off, ../shared/reference/gemini-api-facts.md §0.6): 429 → ./rate-limit-policy.ts;
- *   500/503/504, resets, timeouts → backoff with full jitter; a refused key → its pool stops and the row moves;
- *   404 model → the job stops; other 4xx → the row fails. `maxAttempts` bounds the requests of every row.
+ * - Retries are ours (the SDK's are off, ../shared/reference/gemini-api-facts.md §0.6). What a failure means for its row
+ *   is ./failure-policy.ts; for its project, ./rate-limit-policy.ts (429s) or the pool (a refused key stops it); for
+ *   the run, ./endpoint-health.ts (an outage or the same refusal for every request stops it).
  * - A row never waits inside a worker: waiting rows sit in a queue, so retries cannot bypass pacing.
+ * - Each time it stops sending, the dispatcher records what holds it back (./binding.ts).
  */
 import { setMaxListeners } from 'node:events';
-import PQueue from 'p-queue';
-import {
-  CancelledFailure,
-  KeyFailure,
-  ModelFailure,
-  RateLimitFailure,
-  RequestFailure,
-  type ApiFailure,
-} from '../gemini/api-failures.js';
+import { CancelledFailure, ConnectionFailure, KeyFailure, RateLimitFailure, type ApiFailure } from '../gemini/api-failures.js';
 import { classifyFailure } from '../gemini/classify-failure.js';
 import type { GeminiCaller, GenerateAnswer, GenerateRequest } from '../gemini/gemini-client.js';
 import type { RequestVariant } from '../prompt/build-request.js';
 import { arrivalBound } from './arrival-bound.js';
-import { fullJitterDelay } from './backoff.js';
-import type { ProjectLimiter, Reservation } from './project-limiter.js';
-import type { Notice, RateLimitPolicy } from './rate-limit-policy.js';
+import { BindingMeter, type Binding, type BindingNow } from './binding.js';
+import { ConcurrencyGovernor } from './concurrency.js';
+import { EndpointHealth } from './endpoint-health.js';
+import { failureAction } from './failure-policy.js';
+import { LoadGuard } from './load-guard.js';
+import { processCeiling, readFdBudget } from './fd-budget.js';
+import type { LimiterWait, ProjectLimiter, Reservation } from './project-limiter.js';
+import type { Notice, RateLimitOutcome, RateLimitPolicy } from './rate-limit-policy.js';
 import { RetryQueue } from './retry-queue.js';
 import type { TokenEstimator } from './token-estimator.js';
 import type { RowOutcome, Verdict, WorkItem } from './work-item.js';
@@ -38,8 +37,8 @@ export interface KeyPool {
   /** The quota project the key belongs to. */
   project: string;
   client: GeminiCaller;
-  /** Requests in flight at most (--workers-per-key). */
-  concurrency: number;
+  /** Requests in flight at most (--workers-per-key); undefined: what the quota needs, up to the safe ceilings. */
+  maxInFlight: number | undefined;
 }
 
 /** A project's limiter and its 429 policy. */
@@ -78,6 +77,17 @@ export interface DispatcherOptions {
   maxAttempts: number;
   /** How long a stop waits for requests in flight before aborting them, ms. */
   stopGraceMs?: number;
+  /**
+   * File descriptors each request in flight holds: 1 over the network, 2 when the server runs in this process
+   * (--simulate). Sets the process's ceiling on requests in flight (./fd-budget.ts). Default 1.
+   */
+  fdsPerRequest?: number;
+  /** Overrides the process ceiling read from the file-descriptor limit (tests). */
+  processCeiling?: number;
+  /** Overrides the per-key ceiling (tests); default ./concurrency.ts MAX_IN_FLIGHT_PER_KEY. */
+  perKeyCeiling?: number;
+  /** Watches this process's event loop (./load-guard.ts); null: no watch (tests on fake timers). Default: a new one. */
+  loadGuard?: LoadGuard | null;
   random?: () => number;
 }
 
@@ -89,42 +99,36 @@ export type DispatchEnd =
   | { kind: 'parked'; until: number; reasons: string[] }
   /** No pool can send: every key refused or every project disabled (limit: 0). Running again will not help. */
   | { kind: 'unavailable'; reasons: string[] }
-  /**
-   * The API cannot be reached or fails everything: no answer at all since the start ({@link UNREACHABLE_AFTER}
-   * connection failures in a row), or nothing but failures for {@link OUTAGE_AFTER_MS}. Rows stay pending.
-   */
+  /** The API cannot be reached or fails everything (./endpoint-health.ts). Rows stay pending. */
   | { kind: 'outage'; reason: string }
   /** A failure no row can get past: 404 for the model, or the same 4xx refusal for every request so far. */
   | { kind: 'fatal'; failure: ApiFailure };
 
 interface PoolState extends KeyPool {
-  queue: PQueue;
+  index: number;
   active: number;
   disabledReason: string | undefined;
+  readonly stopped: boolean;
 }
 
 const HIGH_WATER_MIN = 256;
+/** How often pool limits are recomputed from the latencies observed, ms. */
+const GOVERNOR_INTERVAL_MS = 100;
 
-/**
- * Connection failures in a row, with no HTTP answer since the start, after which the endpoint counts as unreachable
- * (fewer for a job of few rows: two failures per row tried, at least 4).
- */
-export const UNREACHABLE_AFTER = 16;
-/** The same 4xx refusal this many times in a row, before any success, stops the run: no row can pass. */
-export const SAME_REFUSAL_LIMIT = 10;
-
-/** How long nothing but transient failures (5xx, resets, timeouts) may last before the run stops, ms. */
-export const OUTAGE_AFTER_MS = 120_000;
+const WAIT_BINDING: Record<LimiterWait, Binding> = { none: 'rpm', rpm: 'rpm', tpm: 'tpm', paused: 'pause', parked: 'rpd', disabled: 'rpd' };
 
 export class Dispatcher {
   readonly stats: DispatchStats = { requests: 0, rateLimited: 0, retries: 0, inFlight: 0 };
   readonly #o: DispatcherOptions;
   readonly #pools: PoolState[];
+  readonly #governor: ConcurrencyGovernor;
+  readonly #health: EndpointHealth;
+  readonly #binding: BindingMeter;
+  readonly #loadGuard: LoadGuard | null;
   readonly #retries = new RetryQueue();
   readonly #fresh: WorkItem[] = [];
   readonly #abort = new AbortController();
   readonly #random: () => number;
-  readonly #highWater: number;
   #freshHead = 0;
   #inputDone = false;
   #filling = false;
@@ -133,21 +137,12 @@ export class Dispatcher {
   #pendingEnd: DispatchEnd | undefined;
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Infinity;
+  #soonScheduled = false;
   #graceTimer: NodeJS.Timeout | undefined;
   #resolve: ((end: DispatchEnd) => void) | undefined;
   #reject: ((error: unknown) => void) | undefined;
   #rr = 0;
-  /** Whether any HTTP answer came this run; transient failures in a row; when the last success came. */
-  #answered = false;
-  #unansweredInRow = 0;
-  /** Rows that failed without an answer while none has come yet: a small job is judged after two tries of each. */
-  #unansweredRows = new Set<number>();
-  #transientInRow = 0;
-  #lastSuccessAt = Date.now();
-  #succeeded = false;
-  /** The same 4xx refusal in a row before any success: the request itself is wrong for every row (e.g. its config). */
-  #refusedInRow = 0;
-  #lastRefusal = '';
+  #governedAt = -Infinity;
 
   constructor(options: DispatcherOptions) {
     if (options.pools.length === 0) throw new RangeError('at least one key pool is needed');
@@ -157,9 +152,33 @@ export class Dispatcher {
     this.#o = options;
     setMaxListeners(0, this.#abort.signal); // one listener per request in flight
     this.#random = options.random ?? Math.random;
-    this.#pools = options.pools.map((p) => ({ ...p, queue: new PQueue({ concurrency: p.concurrency }), active: 0, disabledReason: undefined }));
-    const slots = this.#pools.reduce((n, p) => n + p.concurrency, 0);
-    this.#highWater = Math.max(HIGH_WATER_MIN, 4 * slots);
+    this.#pools = options.pools.map((p, index) => ({
+      ...p,
+      index,
+      active: 0,
+      disabledReason: undefined,
+      get stopped() {
+        return this.disabledReason !== undefined;
+      },
+    }));
+    const now = Date.now();
+    let ceiling = options.processCeiling;
+    let reason = 'set for this run';
+    if (ceiling === undefined) {
+      const budget = readFdBudget();
+      ceiling = processCeiling(budget, options.fdsPerRequest ?? 1);
+      reason = `${budget.source === 'rlimit' ? 'this process may open' : 'assuming'} ${budget.softLimit.toLocaleString('en-US')} files; raise it with ulimit -n to send faster`;
+    }
+    this.#governor = new ConcurrencyGovernor({
+      pools: this.#pools,
+      limiters: new Map([...options.gates].map(([project, gate]) => [project, gate.limiter])),
+      ...(options.perKeyCeiling !== undefined ? { perKeyCeiling: options.perKeyCeiling } : {}),
+      processCeiling: ceiling,
+      processCeilingReason: reason,
+    });
+    this.#health = new EndpointHealth(now);
+    this.#binding = new BindingMeter(now);
+    this.#loadGuard = options.loadGuard === undefined ? new LoadGuard() : options.loadGuard;
   }
 
   /** Sends every row; resolves when all rows finished or the run stopped. Rejects only if the row source throws. */
@@ -192,6 +211,21 @@ export class Dispatcher {
     return this.#retries.size + this.#fresh.length - this.#freshHead;
   }
 
+  /** What holds the run back now, and until when when known. */
+  get binding(): BindingNow {
+    return this.#binding.now;
+  }
+
+  /** Each binding's share of the run's time so far, largest first. */
+  bindingShares(now: number = Date.now()): Array<{ binding: Binding; share: number }> {
+    return this.#binding.shares(now);
+  }
+
+  /** Requests the pools may have in flight now (the sum of their limits). */
+  get slots(): number {
+    return this.#governor.totalLimit;
+  }
+
   // ---- the loop -------------------------------------------------------------------------------------------------
 
   #pump(): void {
@@ -201,17 +235,23 @@ export class Dispatcher {
       return;
     }
     const now = Date.now();
+    this.#govern(now);
     let wakeAt = Infinity;
     for (;;) {
       const item = this.#peek(now);
       if (!item) {
         const next = this.#retries.peek();
         if (next) wakeAt = Math.min(wakeAt, next.notBefore);
+        this.#binding.set(!this.#inputDone ? 'input' : next ? 'backoff' : 'finishing', now, next?.notBefore);
         break;
       }
       const choice = this.#choose(item, now);
-      if (choice.kind === 'wait-slot') break;
+      if (choice.kind === 'wait-slot') {
+        this.#binding.set(this.#governor.loadBound ? 'cpu' : 'concurrency', now);
+        break;
+      }
       if (choice.kind === 'later') {
+        this.#binding.set(WAIT_BINDING[choice.wait], now, Number.isFinite(choice.at) ? choice.at : undefined);
         wakeAt = Math.min(wakeAt, choice.at);
         break;
       }
@@ -238,7 +278,20 @@ export class Dispatcher {
       return;
     }
     this.#arm(wakeAt, now);
-    if (!this.#inputDone && this.#fresh.length - this.#freshHead < this.#highWater / 2) void this.#fill();
+    if (!this.#inputDone && this.#fresh.length - this.#freshHead < this.#highWater() / 2) void this.#fill();
+  }
+
+  /** Recomputes the pools' limits (at most every {@link GOVERNOR_INTERVAL_MS}) and says once what keeps a project under its quota. */
+  #govern(now: number): void {
+    if (now - this.#governedAt < GOVERNOR_INTERVAL_MS) return;
+    this.#governedAt = now;
+    this.#governor.update(now, this.#loadGuard?.update(now, this.stats.inFlight, this.#governor.processCeiling) ?? Infinity);
+    for (const b of this.#governor.bottlenecks()) this.#o.onNotice({ key: `bottleneck:${b.project}`, text: b.text });
+  }
+
+  /** Rows read ahead at most: twice what the pools may have in flight, at least {@link HIGH_WATER_MIN}. */
+  #highWater(): number {
+    return Math.max(HIGH_WATER_MIN, 2 * this.#governor.totalLimit);
   }
 
   /** The next row that may go now: a due retry first, else the next fresh row. */
@@ -265,7 +318,7 @@ export class Dispatcher {
     now: number,
   ):
     | { kind: 'go'; pool: PoolState; gate: ProjectGate; tokens: number }
-    | { kind: 'later'; at: number }
+    | { kind: 'later'; at: number; wait: LimiterWait }
     | { kind: 'wait-slot' }
     | { kind: 'too-large'; tokens: number; limit: number }
     | { kind: 'blocked'; end: DispatchEnd } {
@@ -294,24 +347,24 @@ export class Dispatcher {
     const fits = [...open.values()].filter((g) => !g.limiter.tooLarge(tokens));
     if (fits.length === 0) return { kind: 'too-large', tokens, limit: Math.max(...[...open.values()].map((g) => g.limiter.tpmTarget)) };
 
-    let best: { pool: PoolState; gate: ProjectGate; at: number } | undefined;
-    const readyByProject = new Map<string, number>();
+    let best: { pool: PoolState; gate: ProjectGate; at: number; wait: LimiterWait } | undefined;
+    const readyByProject = new Map<string, { at: number; wait: LimiterWait }>();
     const n = this.#pools.length;
     for (let k = 0; k < n; k++) {
       const pool = this.#pools[(this.#rr + k) % n] as PoolState;
-      if (pool.disabledReason !== undefined || pool.active >= pool.concurrency) continue;
+      if (pool.disabledReason !== undefined || pool.active >= this.#governor.limitOf(pool.index)) continue;
       const gate = open.get(pool.project);
       if (!gate || gate.limiter.tooLarge(tokens)) continue;
-      let at = readyByProject.get(pool.project);
-      if (at === undefined) {
-        at = gate.limiter.readyAt(tokens, now);
-        readyByProject.set(pool.project, at);
+      let ready = readyByProject.get(pool.project);
+      if (ready === undefined) {
+        ready = gate.limiter.whenReady(tokens, now);
+        readyByProject.set(pool.project, ready);
       }
-      if (!best || at < best.at || (at === best.at && pool.active < best.pool.active)) best = { pool, gate, at };
+      if (!best || ready.at < best.at || (ready.at === best.at && pool.active < best.pool.active)) best = { pool, gate, ...ready };
     }
     if (!best) return { kind: 'wait-slot' };
-    if (best.at > now) return { kind: 'later', at: best.at };
-    this.#rr = (this.#pools.indexOf(best.pool) + 1) % n;
+    if (best.at > now) return { kind: 'later', at: best.at, wait: best.wait };
+    this.#rr = (best.pool.index + 1) % n;
     return { kind: 'go', pool: best.pool, gate: best.gate, tokens };
   }
 
@@ -327,11 +380,21 @@ export class Dispatcher {
     }, Math.max(0, Math.ceil(at - now)));
   }
 
+  /** One pump soon (after the current I/O callbacks), however many events ask for it. */
+  #soon(): void {
+    if (this.#soonScheduled || this.#ended) return;
+    this.#soonScheduled = true;
+    setImmediate(() => {
+      this.#soonScheduled = false;
+      this.#pump();
+    });
+  }
+
   async #fill(): Promise<void> {
     if (this.#filling || this.#inputDone) return;
     this.#filling = true;
     try {
-      while (!this.#stopping && !this.#ended && this.#fresh.length - this.#freshHead < this.#highWater) {
+      while (!this.#stopping && !this.#ended && this.#fresh.length - this.#freshHead < this.#highWater()) {
         const next = await this.#o.rows.next();
         if (next.done) {
           this.#inputDone = true;
@@ -353,45 +416,42 @@ export class Dispatcher {
 
   #dispatch(item: WorkItem, pool: PoolState, gate: ProjectGate, tokens: number, now: number): void {
     const reservation = gate.limiter.acquire(tokens, now);
-    if (item.attempts > 0) this.stats.retries++;
-    item.attempts++;
+    const flight = this.#governor.start(pool.project, tokens, now);
+    if ((item.sent ?? 0) > 0) this.stats.retries++;
+    item.sent = (item.sent ?? 0) + 1;
     item.key = pool.alias;
     pool.active++;
     this.stats.inFlight++;
     this.stats.requests++;
-    void pool.queue.add(async () => {
-      try {
-        await this.#attempt(item, pool, gate, reservation);
-      } catch (error) {
-        this.#fail(error);
-      } finally {
+    this.#attempt(item, pool, gate, reservation)
+      .catch((error: unknown) => this.#fail(error))
+      .finally(() => {
+        flight.finish(Date.now());
         pool.active--;
         this.stats.inFlight--;
         this.#pump();
-      }
-    });
+      });
   }
 
   async #attempt(item: WorkItem, pool: PoolState, gate: ProjectGate, reservation: Reservation): Promise<void> {
     const request = this.#o.buildRequest(item.cells, item.variant);
     let answer: GenerateAnswer;
     try {
-      answer = await pool.client.generate(request, this.#abort.signal, (timing) => gate.limiter.arrived(reservation, arrivalBound(timing)));
+      answer = await pool.client.generate(request, this.#abort.signal, (timing) => {
+        gate.limiter.arrived(reservation, arrivalBound(timing));
+        this.#soon();
+      });
     } catch (error) {
       gate.limiter.refund(reservation, Date.now());
       this.#onFailure(item, pool, gate, reservation, classifyFailure(error));
       return;
     }
     const now = Date.now();
-    this.#answered = true;
-    this.#unansweredInRow = 0;
-    this.#transientInRow = 0;
-    this.#lastSuccessAt = now;
-    this.#succeeded = true;
-    this.#refusedInRow = 0;
+    this.#health.onAnswer(item.row, now);
     gate.limiter.settle(reservation, answer.usage.promptTokenCount, now);
     if (answer.usage.promptTokenCount > 0) this.#o.estimator.observe(item.features, answer.usage.promptTokenCount);
     gate.policy.onAnswered(now, reservation.at);
+    item.attempts++;
     item.usage.input += answer.usage.promptTokenCount;
     item.usage.output += answer.usage.candidatesTokenCount;
     item.usage.thoughts += answer.usage.thoughtsTokenCount;
@@ -410,85 +470,59 @@ export class Dispatcher {
     }
   }
 
+  /** Applies a failure: to the run (endpoint health), the project (429 policy), the pool (refused key), then the row. */
   #onFailure(item: WorkItem, pool: PoolState, gate: ProjectGate, reservation: Reservation, failure: ApiFailure): void {
+    if (failure instanceof CancelledFailure) return; // abandoned, not failed: the row stays pending
     const now = Date.now();
-    if (failure instanceof CancelledFailure) {
-      item.attempts--; // abandoned, not failed: the row stays pending
+    item.lastError = failure.message;
+    if (failure instanceof ConnectionFailure && failure.local) this.#governor.exhausted(this.stats.inFlight);
+    const stop = this.#health.onFailure(failure, item.row, now, this.#governor.totalLimit);
+    if (stop) {
+      item.notBefore = 0;
+      this.#retries.push(item);
+      this.#pendingEnd ??= stop;
       return;
     }
-    item.lastError = failure.message;
-    const transient = !(failure instanceof RateLimitFailure || failure instanceof KeyFailure || failure instanceof ModelFailure || failure instanceof RequestFailure);
-    if (failure.httpStatus !== undefined) {
-      this.#answered = true;
-      this.#unansweredInRow = 0;
-      this.#unansweredRows.clear();
-    } else {
-      this.#unansweredInRow++;
-      if (!this.#answered) this.#unansweredRows.add(item.row);
-    }
-    this.#transientInRow = transient ? this.#transientInRow + 1 : 0;
-    if (transient) {
-      const slots = this.#pools.reduce((n, p) => n + p.concurrency, 0);
-      if (!this.#answered && this.#unansweredInRow >= Math.min(UNREACHABLE_AFTER, Math.max(4, 2 * this.#unansweredRows.size))) {
-        item.attempts--;
-        this.#retries.push(item);
-        this.#pendingEnd ??= { kind: 'outage', reason: `no answer from the API: ${failure.message}` };
-        return;
-      }
-      if (this.#transientInRow >= Math.max(UNREACHABLE_AFTER, 2 * slots) && now - this.#lastSuccessAt >= OUTAGE_AFTER_MS) {
-        item.attempts--;
-        this.#retries.push(item);
-        this.#pendingEnd ??= { kind: 'outage', reason: `every request failed for ${Math.round((now - this.#lastSuccessAt) / 1000)} s (last: ${failure.message})` };
-        return;
-      }
-    }
+    let rateLimit: RateLimitOutcome | undefined;
     if (failure instanceof RateLimitFailure) {
       this.stats.rateLimited++;
-      const outcome = gate.policy.onRateLimited(failure.details, now, reservation.at);
-      if (!outcome.countsAsAttempt) item.attempts--;
-      this.#retryOrFail(item, 0, failure);
-      return;
+      rateLimit = gate.policy.onRateLimited(failure.details, now, reservation.at);
     }
-    if (failure instanceof KeyFailure) {
-      if (pool.disabledReason === undefined) {
-        pool.disabledReason = `key refused: ${failure.message}`;
-        this.#o.onKeyRefused?.(pool.alias, failure.message);
-        this.#o.onNotice({ key: `key:${pool.alias}`, text: `${pool.alias} (project ${pool.project}) was refused (${failure.message}); its pool takes no more rows.` });
-      }
-      item.attempts--;
-      this.#retryOrFail(item, 0, failure);
-      return;
+    if (failure instanceof KeyFailure) this.#refuseKey(pool, failure);
+    const action = failureAction(failure, {
+      attempts: item.attempts,
+      maxAttempts: this.#o.maxAttempts,
+      sent: item.sent ?? 1,
+      endpointHealthy: this.#health.healthyFor(item.row),
+      ...(rateLimit ? { rateLimit } : {}),
+      random: this.#random,
+    });
+    switch (action.kind) {
+      case 'abandon':
+        return;
+      case 'stop':
+        item.notBefore = 0;
+        this.#retries.push(item);
+        this.#pendingEnd ??= { kind: 'fatal', failure };
+        return;
+      case 'fail':
+        item.attempts++;
+        this.#finish(item, { status: 'failed', label: null, raw: null, finishReason: null, error: action.error });
+        return;
+      case 'retry':
+        if (action.countsAsAttempt) item.attempts++;
+        item.notBefore = action.delayMs > 0 ? now + action.delayMs : 0;
+        this.#retries.push(item);
+        return;
     }
-    if (failure instanceof ModelFailure) {
-      item.attempts--;
-      this.#retries.push(item);
-      this.#pendingEnd ??= { kind: 'fatal', failure };
-      return;
-    }
-    if (failure instanceof RequestFailure) {
-      this.#finish(item, { status: 'failed', label: null, raw: null, finishReason: null, error: failure.message });
-      this.#refusedInRow = failure.message === this.#lastRefusal ? this.#refusedInRow + 1 : 1;
-      this.#lastRefusal = failure.message;
-      if (!this.#succeeded && this.#refusedInRow >= SAME_REFUSAL_LIMIT) this.#pendingEnd ??= { kind: 'fatal', failure };
-      return;
-    }
-    // ServerFailure, ConnectionFailure, TimeoutFailure: transient.
-    this.#retryOrFail(item, now + fullJitterDelay(item.attempts, this.#random), failure);
   }
 
-  #retryOrFail(item: WorkItem, notBefore: number, failure: ApiFailure): void {
-    if (item.attempts >= this.#o.maxAttempts) {
-      this.#finish(item, {
-        status: 'failed',
-        label: null,
-        raw: null,
-        finishReason: null,
-        error: `${failure.message} (after ${item.attempts} attempts)`,
-      });
-      return;
-    }
-    item.notBefore = notBefore;
-    this.#retries.push(item);
+  #refuseKey(pool: PoolState, failure: KeyFailure): void {
+    if (pool.disabledReason !== undefined) return;
+    pool.disabledReason = `key refused: ${failure.message}`;
+    this.#governedAt = -Infinity; // its share of the project's need goes to the project's other keys
+    this.#o.onKeyRefused?.(pool.alias, failure.message);
+    this.#o.onNotice({ key: `key:${pool.alias}`, text: `${pool.alias} (project ${pool.project}) was refused (${failure.message}); its pool takes no more rows.` });
   }
 
   #finish(item: WorkItem, outcome: RowOutcome): void {

@@ -12,8 +12,14 @@ export interface WorkItem {
   fingerprint: string;
   /** Token features of the request text (schedule/token-estimator.ts), fixed for the row. */
   features: Float64Array;
-  /** Requests sent for this row in this run: what --max-attempts bounds. */
+  /**
+   * Attempts of this row counted this run: what --max-attempts bounds. Every answered request counts; a failed one as
+   * ./failure-policy.ts says (not a refused key, a daily 429, our own sockets running out, or a transient failure while
+   * the endpoint fails for every row).
+   */
   attempts: number;
+  /** Requests sent for this row this run, counted or not (the dispatcher's; absent before the first). */
+  sent?: number;
   /** Requests sent for this row by earlier runs (journaled), added to `attempts` in the journal. */
   earlierAttempts: number;
   /** Not to be sent before this time, ms (backoff). 0: as soon as possible. */

@@ -165,7 +165,8 @@ export function startHttpServer(engine: SimEngine, host: string, port: number): 
 
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    // A deep accept queue: thousands of connections may open at once (the kernel caps it at net.core.somaxconn).
+    server.listen({ port, host, backlog: 4096 }, () => {
       server.off('error', reject);
       const address = server.address();
       const actual = typeof address === 'object' && address ? address.port : port;

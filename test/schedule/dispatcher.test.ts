@@ -3,6 +3,7 @@ import { failureForStatus } from '../../src/gemini/classify-failure.js';
 import type { GeminiCaller, GenerateAnswer } from '../../src/gemini/gemini-client.js';
 import { parseRpcStatus } from '../../src/gemini/rpc-status.js';
 import { Dispatcher, type DispatchEnd, type KeyPool, type ProjectGate } from '../../src/schedule/dispatcher.js';
+import { UNREACHABLE_AFTER } from '../../src/schedule/endpoint-health.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import { RateLimitPolicy } from '../../src/schedule/rate-limit-policy.js';
 import { TokenEstimator, tokenFeatures } from '../../src/schedule/token-estimator.js';
@@ -20,17 +21,22 @@ function failure(name: string, status: number) {
   return failureForStatus(status, parseRpcStatus(text), text);
 }
 
-/** A caller answering after `latencyMs` (fake timers) with whatever `behave` says for the n-th request of a row. */
-function caller(behave: (row: number, nth: number) => 'ok' | Error, latencyMs = 100): GeminiCaller & { calls: number[] } {
+/**
+ * A caller answering after `latencyMs` (fake timers; a number or a draw per request) with whatever `behave` says for
+ * the n-th request of a row. It reports each upload 5 ms after sending, over a connection with a 10 ms round trip.
+ */
+function caller(behave: (row: number, nth: number) => 'ok' | Error, latency: number | (() => number) = 100): GeminiCaller & { calls: number[] } {
   const seen = new Map<number, number>();
   const calls: number[] = [];
   return {
     calls,
-    generate(request) {
+    generate(request, _signal, onUploaded) {
       const row = Number(request.prompt);
       const nth = (seen.get(row) ?? 0) + 1;
       seen.set(row, nth);
       calls.push(row);
+      const latencyMs = typeof latency === 'number' ? latency : latency();
+      if (onUploaded && latencyMs >= 5) setTimeout(() => onUploaded({ flushedAt: Date.now(), connectRttMs: 10 }), 5);
       return new Promise((resolve, reject) => {
         setTimeout(() => {
           const result = behave(row, nth);
@@ -63,10 +69,11 @@ async function* items(n: number): AsyncGenerator<WorkItem> {
 }
 
 interface Setup {
-  pools: Array<{ project: string; client: GeminiCaller; concurrency?: number; alias?: string }>;
+  pools: Array<{ project: string; client: GeminiCaller; maxInFlight?: number; alias?: string }>;
   rows: number;
   rpm?: number;
   maxAttempts?: number;
+  processCeiling?: number;
 }
 
 function start(s: Setup) {
@@ -84,7 +91,7 @@ function start(s: Setup) {
   }
   const finished = new Map<number, RowOutcome & { key: string | null; attempts: number }>();
   const duplicates: number[] = [];
-  const pools: KeyPool[] = s.pools.map((p, i) => ({ alias: p.alias ?? `key-${i + 1}`, project: p.project, client: p.client, concurrency: p.concurrency ?? 4 }));
+  const pools: KeyPool[] = s.pools.map((p, i) => ({ alias: p.alias ?? `key-${i + 1}`, project: p.project, client: p.client, maxInFlight: p.maxInFlight }));
   const dispatcher = new Dispatcher({
     pools,
     gates,
@@ -99,6 +106,8 @@ function start(s: Setup) {
     onNotice: (n) => notices.push(n.text),
     maxAttempts: s.maxAttempts ?? 8,
     stopGraceMs: 5_000,
+    processCeiling: s.processCeiling ?? 10_000,
+    loadGuard: null,
     random: () => 0.5,
   });
   const done = dispatcher.run();
@@ -157,7 +166,7 @@ describe('Dispatcher', () => {
   it('rows go to the pool with free capacity, not round-robin', async () => {
     const slow = caller(() => 'ok', 2_000);
     const fast = caller(() => 'ok', 50);
-    const run = start({ pools: [{ project: 'a', client: slow, concurrency: 2 }, { project: 'b', client: fast, concurrency: 2 }], rows: 200 });
+    const run = start({ pools: [{ project: 'a', client: slow, maxInFlight: 2 }, { project: 'b', client: fast, maxInFlight: 2 }], rows: 200 });
     await settle(run.done);
     expect(fast.calls.length).toBeGreaterThan(5 * slow.calls.length);
     expect(run.finished.size).toBe(200);
@@ -200,7 +209,8 @@ describe('Dispatcher', () => {
     expect(end.kind).toBe('outage');
     if (end.kind === 'outage') expect(end.reason).toContain('ECONNREFUSED');
     expect(run.finished.size).toBe(0);
-    expect(refused.calls.length).toBeLessThan(40);
+    // What one second of pacing lets out before the first failures come back, then no more than detection needs.
+    expect(refused.calls.length).toBeLessThanOrEqual(run.gates.get('a')!.limiter.rpmTarget / 60 + 2 * UNREACHABLE_AFTER);
   });
 
   it('nothing but 503s for two minutes ends the run as an outage; rows that succeeded stay done', async () => {
@@ -220,7 +230,7 @@ describe('Dispatcher', () => {
 
   it('stop() sends nothing new, lets requests in flight finish, and ends interrupted', async () => {
     const c = caller(() => 'ok', 1_000);
-    const run = start({ pools: [{ project: 'a', client: c, concurrency: 3 }], rows: 100 });
+    const run = start({ pools: [{ project: 'a', client: c, maxInFlight: 3 }], rows: 100 });
     await vi.advanceTimersByTimeAsync(500);
     const sentBeforeStop = c.calls.length;
     run.dispatcher.stop();
@@ -246,5 +256,133 @@ describe('Dispatcher', () => {
       expect(inWindow).toBeLessThanOrEqual(limit);
     }
     expect(run.finished.size).toBe(400);
+  });
+
+  it('without a bound, requests in flight converge to rate × latency and the quota binds, at 5 s per answer', async () => {
+    // 600 RPM → 594 RPM target = 9.9/s; answers after 5 s → about 49.5 in flight.
+    const c = caller(() => 'ok', 5_000);
+    const run = start({ pools: [{ project: 'p', client: c }], rows: 3_000, rpm: 600 });
+    const samples: number[] = [];
+    await vi.advanceTimersByTimeAsync(30_000);
+    for (let i = 0; i < 120; i++) {
+      await vi.advanceTimersByTimeAsync(1_000);
+      samples.push(run.dispatcher.stats.inFlight);
+    }
+    const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
+    expect(mean).toBeGreaterThan(0.9 * 9.9 * 5);
+    expect(mean).toBeLessThan(1.1 * 9.9 * 5);
+    // The pools' limit has room above what is in flight: concurrency does not bind, the quota does.
+    expect(run.dispatcher.slots).toBeGreaterThan(1.2 * 9.9 * 5);
+    const shares = run.dispatcher.bindingShares();
+    expect(shares[0]?.binding).toBe('rpm');
+    const end = await settle(run.done);
+    expect(end.kind).toBe('done');
+    // 3,000 rows at 594/min: the quota's time plus one answer's latency, within a few per cent.
+    expect(Date.now() - T0).toBeLessThan((3_000 / 594) * 60_000 * 1.03 + 5_000);
+  });
+
+  it('in flight follows the quota at lognormal latencies up to 40 s (median 20 s)', async () => {
+    let seed = 7;
+    const uniform = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const lognormal = () => {
+      const z = Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+      return 20_000 * Math.exp(z * (Math.log(40_000 / 20_000) / 2.326));
+    };
+    const c = caller(() => 'ok', lognormal);
+    const run = start({ pools: [{ project: 'p', client: c }], rows: 2_000, rpm: 300 });
+    const end = await settle(run.done);
+    expect(end.kind).toBe('done');
+    expect(run.finished.size).toBe(2_000);
+    // 2,000 rows at 297/min take 6.73 min of quota, plus the last answers (≤ about 1 min).
+    const minutes = (Date.now() - T0) / 60_000;
+    expect(minutes).toBeLessThan((2_000 / 297) * 1.02 + 1);
+  });
+
+  it('a user bound below what the quota needs is said once, with the numbers', async () => {
+    const c = caller(() => 'ok', 5_100);
+    const run = start({
+      pools: [
+        { project: 'p', client: c, maxInFlight: 5 },
+        { project: 'p', client: c, maxInFlight: 5 },
+        { project: 'p', client: c, maxInFlight: 5 },
+      ],
+      rows: 600,
+      rpm: 1_000,
+    });
+    await settle(run.done);
+    const said = run.notices.filter((n) => n.includes('workers per key'));
+    expect(said).toEqual([
+      'project p: 5 workers per key × 3 keys at 5.1 s per answer reach 176 RPM; the quota allows 990 — raise --workers-per-key to 30 or leave it out.',
+    ]);
+    expect(run.dispatcher.bindingShares()[0]?.binding).toBe('concurrency');
+  });
+
+  it('the process ceiling bounds requests in flight and is said once when it keeps the quota out of reach', async () => {
+    const c = caller(() => 'ok', 4_000);
+    const run = start({ pools: [{ project: 'p', client: c }, { project: 'q', client: c }], rows: 800, rpm: 6_000, processCeiling: 20 });
+    let most = 0;
+    for (let i = 0; i < 60; i++) {
+      await vi.advanceTimersByTimeAsync(500);
+      most = Math.max(most, run.dispatcher.stats.inFlight);
+    }
+    expect(most).toBeLessThanOrEqual(20);
+    await settle(run.done);
+    expect(run.finished.size).toBe(800);
+    expect(run.notices.filter((n) => n.includes('in flight in this process'))).toHaveLength(2);
+  });
+
+  it('our own sockets running out (EMFILE) never fails a row: the ceiling drops below and the rows are sent again', async () => {
+    let inFlight = 0;
+    const c: GeminiCaller & { calls: number[] } = {
+      calls: [],
+      generate() {
+        if (inFlight >= 30) return Promise.reject(Object.assign(new TypeError('fetch failed'), { cause: { code: 'EMFILE' } }));
+        inFlight++;
+        return new Promise((resolve) =>
+          setTimeout(() => {
+            inFlight--;
+            resolve(answer('yes'));
+          }, 3_000),
+        );
+      },
+    };
+    const run = start({ pools: [{ project: 'p', client: c }], rows: 1_500, rpm: 60_000, maxAttempts: 1 });
+    const end = await settle(run.done);
+    expect(end.kind).toBe('done');
+    expect(run.finished.size).toBe(1_500);
+    expect([...run.finished.values()].every((o) => o.status === 'ok')).toBe(true);
+    expect(run.dispatcher.slots).toBeLessThanOrEqual(30);
+  });
+
+  it('every request 503 from the start (issue 11): the run stops for the outage and no row is failed — all stay pending', async () => {
+    const down = caller(() => failure('503-overloaded.json', 503));
+    const run = start({ pools: [{ project: 'a', client: down }], rows: 194 });
+    const end = await settle(run.done);
+    expect(end.kind).toBe('outage');
+    expect(run.finished.size).toBe(0);
+    expect(Date.now() - T0).toBeGreaterThanOrEqual(120_000);
+  });
+
+  it('an outage after some rows succeeded leaves the other rows pending, not failed', async () => {
+    const down = caller((row) => (row < 40 ? 'ok' : failure('503-overloaded.json', 503)));
+    const run = start({ pools: [{ project: 'a', client: down }], rows: 300 });
+    const end = await settle(run.done);
+    expect(end.kind).toBe('outage');
+    expect([...run.finished.values()].filter((o) => o.status !== 'ok')).toEqual([]);
+  });
+
+  it('a partial outage (a third of all requests 503) fails no row: the failures are the endpoint\'s, not the rows\'', async () => {
+    // Independent draws per (row, attempt): about 1 row in 9 would fail twice in a row.
+    const draw = (row: number, nth: number) => {
+      let x = row * 1_000 + nth;
+      x = Math.imul(x ^ (x >>> 16), 0x7feb352d);
+      x = Math.imul(x ^ (x >>> 15), 0x846ca68b);
+      return ((x ^ (x >>> 16)) >>> 0) / 2 ** 32;
+    };
+    const flaky = caller((row, nth) => (draw(row, nth) < 1 / 3 ? failure('503-overloaded.json', 503) : 'ok'));
+    const run = start({ pools: [{ project: 'a', client: flaky }], rows: 500, maxAttempts: 2 });
+    const end = await settle(run.done);
+    expect(end.kind).toBe('done');
+    expect([...run.finished.values()].every((o) => o.status === 'ok')).toBe(true);
   });
 });

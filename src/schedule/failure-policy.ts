@@ -1,0 +1,76 @@
+/**
+ * What a failed request means for its row: one pure function from the failure (and what the row and the endpoint have
+ * been through) to an action, a delay, and whether the request counts against --max-attempts — after openai-node's
+ * `shouldRetry` / retry-timing pair. The project-wide effects of a failure live elsewhere: a 429 in
+ * ./rate-limit-policy.ts (its outcome is an input here), a refused key in the dispatcher (its pool stops), the
+ * endpoint's health in ./endpoint-health.ts.
+ *
+ * | failure                                  | action | counts as an attempt                              | delay |
+ * |------------------------------------------|--------|---------------------------------------------------|-------|
+ * | cancelled by us (Ctrl-C)                 | abandon: the row stays pending | no                        | —     |
+ * | 404 for the model                        | stop: no row can pass; the row stays pending | no          | —     |
+ * | key refused (400 API_KEY_INVALID, 401, 403) | retry on another key | no                                | 0     |
+ * | 429                                      | retry through the project's gate | as the 429 policy says (daily, limit 0: no) | 0: the project's pause governs |
+ * | other 4xx                                | fail: the request is wrong for this row | yes                | —     |
+ * | 5xx, reset, timeout                      | retry | yes while the endpoint answers most requests; no before that is known or while it fails for many | full jitter |
+ * | our own sockets ran out (EMFILE…)        | retry | no: our limits never fail a row                   | short full jitter |
+ *
+ * A row fails only for its own fault: a 4xx of its own, or transient failures that kept coming for it while the
+ * endpoint served other rows. While the endpoint fails for everyone (an outage, a region shedding load) the row keeps
+ * its attempts; the run stops for the outage (./endpoint-health.ts) and the row stays pending, to be sent again by the
+ * resume command.
+ */
+import { CancelledFailure, ConnectionFailure, KeyFailure, ModelFailure, RateLimitFailure, RequestFailure, type ApiFailure } from '../gemini/api-failures.js';
+import { fullJitterDelay } from './backoff.js';
+import type { RateLimitOutcome } from './rate-limit-policy.js';
+
+/** What the row and the endpoint have been through, as far as the decision needs. */
+export interface FailureContext {
+  /** Attempts of this row counted so far this run, this failure not included. */
+  attempts: number;
+  /** --max-attempts. */
+  maxAttempts: number;
+  /** Requests this row sent this run, this one included: the exponent of its backoff. */
+  sent: number;
+  /**
+   * True while the endpoint serves other rows (./endpoint-health.ts): only then can transient failures be this
+   * row's fault. False at the start (nothing known yet) and while they are common across rows.
+   */
+  endpointHealthy: boolean;
+  /** For a 429: what the project's policy made of it. */
+  rateLimit?: RateLimitOutcome;
+  random: () => number;
+}
+
+/** What becomes of the row. */
+export type FailureAction =
+  /** Nothing is recorded; the row stays pending (we abandoned the request). */
+  | { kind: 'abandon' }
+  /** No row can pass (404 for the model): the row stays pending and the run stops. */
+  | { kind: 'stop' }
+  /** The row goes back to the queue, not before `delayMs` from now. */
+  | { kind: 'retry'; delayMs: number; countsAsAttempt: boolean }
+  /** The row ends `failed` with `error`; the request counted. */
+  | { kind: 'fail'; error: string };
+
+/** Base of the backoff after our own sockets ran out, ms: the ceiling was lowered at once, so a short wait is enough. */
+export const LOCAL_BACKOFF_BASE_MS = 100;
+
+/** Decides what a failed request means for its row. Pure: the same inputs (and random draws) give the same action. */
+export function failureAction(failure: ApiFailure, ctx: FailureContext): FailureAction {
+  if (failure instanceof CancelledFailure) return { kind: 'abandon' };
+  if (failure instanceof ModelFailure) return { kind: 'stop' };
+  if (failure instanceof KeyFailure) return { kind: 'retry', delayMs: 0, countsAsAttempt: false };
+  if (failure instanceof RequestFailure) return { kind: 'fail', error: failure.message };
+  if (failure instanceof RateLimitFailure) return counted(failure, ctx, ctx.rateLimit?.countsAsAttempt ?? true, 0);
+  if (failure instanceof ConnectionFailure && failure.local) {
+    return { kind: 'retry', delayMs: fullJitterDelay(ctx.sent, ctx.random, LOCAL_BACKOFF_BASE_MS, 5_000), countsAsAttempt: false };
+  }
+  // ServerFailure, ConnectionFailure, TimeoutFailure: transient.
+  return counted(failure, ctx, ctx.endpointHealthy, fullJitterDelay(ctx.sent, ctx.random));
+}
+
+function counted(failure: ApiFailure, ctx: FailureContext, counts: boolean, delayMs: number): FailureAction {
+  if (counts && ctx.attempts + 1 >= ctx.maxAttempts) return { kind: 'fail', error: `${failure.message} (after ${ctx.attempts + 1} attempts)` };
+  return { kind: 'retry', delayMs, countsAsAttempt: counts };
+}

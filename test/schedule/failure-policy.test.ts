@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { CancelledFailure, ConnectionFailure, TimeoutFailure } from '../../src/gemini/api-failures.js';
+import { failureForStatus } from '../../src/gemini/classify-failure.js';
+import { parseRpcStatus } from '../../src/gemini/rpc-status.js';
+import { BACKOFF_CAP_MS } from '../../src/schedule/backoff.js';
+import { EndpointHealth, SAME_REFUSAL_LIMIT, refusalOf } from '../../src/schedule/endpoint-health.js';
+import { failureAction, type FailureContext } from '../../src/schedule/failure-policy.js';
+import { fixtureText } from '../support/fixtures.js';
+
+function failure(name: string, status: number) {
+  const text = fixtureText(name);
+  return failureForStatus(status, parseRpcStatus(text), text);
+}
+
+const ctx = (over: Partial<FailureContext> = {}): FailureContext => ({ attempts: 0, maxAttempts: 8, sent: 1, endpointHealthy: true, random: () => 0.5, ...over });
+
+describe('failureAction: what a failure means for its row', () => {
+  it('our own cancellation abandons the request: nothing counts, the row stays pending', () => {
+    expect(failureAction(new CancelledFailure(), ctx())).toEqual({ kind: 'abandon' });
+  });
+
+  it('404 for the model stops the run without touching the row', () => {
+    expect(failureAction(failure('404-model-not-found.json', 404), ctx())).toEqual({ kind: 'stop' });
+  });
+
+  it('a refused key moves the row at once without costing an attempt', () => {
+    expect(failureAction(failure('403-leaked-key.json', 403), ctx({ attempts: 7 }))).toEqual({ kind: 'retry', delayMs: 0, countsAsAttempt: false });
+  });
+
+  it('any other 4xx is the row\'s own fault: failed with the message', () => {
+    const f = failure('400-context-too-long.json', 400);
+    expect(failureAction(f, ctx())).toEqual({ kind: 'fail', error: f.message });
+  });
+
+  it('a 429 counts as the policy says and waits for the project\'s pause (delay 0)', () => {
+    const f = failure('429-h-bare-capacity.json', 429);
+    expect(failureAction(f, ctx({ rateLimit: { hold: 'paused', until: 1, countsAsAttempt: true } }))).toEqual({ kind: 'retry', delayMs: 0, countsAsAttempt: true });
+    expect(failureAction(f, ctx({ attempts: 7, rateLimit: { hold: 'parked', until: 1, countsAsAttempt: false } }))).toEqual({ kind: 'retry', delayMs: 0, countsAsAttempt: false });
+    expect(failureAction(f, ctx({ attempts: 7, rateLimit: { hold: 'paused', until: 1, countsAsAttempt: true } })).kind).toBe('fail');
+  });
+
+  it('a transient failure while the endpoint serves other rows counts, with full-jitter backoff, and fails the row at --max-attempts', () => {
+    const f = failure('503-overloaded.json', 503);
+    expect(failureAction(f, ctx({ sent: 3 }))).toEqual({ kind: 'retry', delayMs: 2_000, countsAsAttempt: true });
+    expect(failureAction(f, ctx({ attempts: 7 }))).toEqual({ kind: 'fail', error: `${f.message} (after 8 attempts)` });
+  });
+
+  it('a transient failure while the endpoint fails for many rows (or nothing is known yet) never counts and never fails the row', () => {
+    for (const f of [failure('503-overloaded.json', 503), new TimeoutFailure(60_000), new ConnectionFailure('connection failed: ECONNRESET')]) {
+      const action = failureAction(f, ctx({ attempts: 7, sent: 40, endpointHealthy: false }));
+      expect(action).toEqual({ kind: 'retry', delayMs: BACKOFF_CAP_MS / 2, countsAsAttempt: false });
+    }
+  });
+
+  it('our own sockets running out never counts and retries soon', () => {
+    const action = failureAction(new ConnectionFailure('connection failed: EMFILE', { local: true }), ctx({ attempts: 7, sent: 2 }));
+    expect(action).toEqual({ kind: 'retry', delayMs: 100, countsAsAttempt: false });
+  });
+});
+
+describe('EndpointHealth', () => {
+  it('is healthy for a row when other rows pass, whatever that row\'s own failures', () => {
+    const h = new EndpointHealth(0);
+    expect(h.healthyFor(3)).toBe(false); // nothing known yet
+    for (let row = 0; row < 9; row++) h.onAnswer(row === 3 ? 100 : row, 10);
+    for (let i = 0; i < 20; i++) h.onFailure(failure('500-internal.json', 500), 3, 20, 8);
+    expect(h.healthyFor(3)).toBe(true);
+    expect(h.healthyFor(4)).toBe(false);
+  });
+
+  it('compares refusals by status and reason, not by message text', () => {
+    const tooLong = failure('400-context-too-long.json', 400);
+    const other = failureForStatus(400, parseRpcStatus(JSON.stringify({ error: { code: 400, message: 'quoting row 17 here', status: 'INVALID_ARGUMENT' } })), '');
+    expect(refusalOf(tooLong)).toBe(refusalOf(other));
+    const keyInvalid = failure('400-api-key-invalid.json', 400);
+    expect(refusalOf(keyInvalid)).not.toBe(refusalOf(tooLong));
+    const h = new EndpointHealth(0);
+    let stop;
+    for (let i = 0; i < SAME_REFUSAL_LIMIT; i++) {
+      const f = failureForStatus(400, parseRpcStatus(JSON.stringify({ error: { code: 400, message: `row ${i} is wrong`, status: 'INVALID_ARGUMENT' } })), '');
+      stop = h.onFailure(f, i, 0, 8);
+    }
+    expect(stop?.kind).toBe('fatal');
+  });
+
+  it('our own sockets running out says nothing about the endpoint', () => {
+    const h = new EndpointHealth(0);
+    for (let i = 0; i < 100; i++) expect(h.onFailure(new ConnectionFailure('connection failed: EMFILE', { local: true }), i, 0, 8)).toBeUndefined();
+  });
+});
