@@ -50,9 +50,9 @@ export class EndpointHealth {
   }
 
   /**
-   * True when the endpoint serves other rows: among the last {@link RECENT_OUTCOMES} outcomes of rows other than `row`
-   * (at least 8 of them), transient failures make up less than {@link FAILING_SHARE}. A row that keeps failing while
-   * others pass has itself to blame; while many fail, or before anything is known, no row can be blamed.
+   * False when the endpoint fails for other rows too: among the last {@link RECENT_OUTCOMES} outcomes of rows other than
+   * `row`, at least 8 are known and transient failures make up {@link FAILING_SHARE} or more of them. Then a row that
+   * keeps failing cannot be blamed; otherwise (other rows pass, or too little is known to say) it can.
    */
   healthyFor(row: number): boolean {
     let seen = 0;
@@ -62,7 +62,7 @@ export class EndpointHealth {
       seen++;
       failed += this.#recentTransient[i] as number;
     }
-    return seen >= 8 && failed < FAILING_SHARE * seen;
+    return seen < 8 || failed < FAILING_SHARE * seen;
   }
 
   /** Records an HTTP 200 answer to a request of `row`. */

@@ -12,7 +12,7 @@
  * | key refused (400 API_KEY_INVALID, 401, 403) | retry on another key | no                                | 0     |
  * | 429                                      | retry through the project's gate | as the 429 policy says (daily, limit 0: no) | 0: the project's pause governs |
  * | other 4xx                                | fail: the request is wrong for this row | yes                | —     |
- * | 5xx, reset, timeout                      | retry | yes while the endpoint answers most requests; no before that is known or while it fails for many | full jitter |
+ * | 5xx, reset, timeout                      | retry | yes, unless the endpoint fails for other rows too (an outage, load shedding) | full jitter |
  * | our own sockets ran out (EMFILE…)        | retry | no: our limits never fail a row                   | short full jitter |
  *
  * A row fails only for its own fault: a 4xx of its own, or transient failures that kept coming for it while the
@@ -33,8 +33,8 @@ export interface FailureContext {
   /** Requests this row sent this run, this one included: the exponent of its backoff. */
   sent: number;
   /**
-   * True while the endpoint serves other rows (./endpoint-health.ts): only then can transient failures be this
-   * row's fault. False at the start (nothing known yet) and while they are common across rows.
+   * False while transient failures are common across other rows too (./endpoint-health.ts): they are then the
+   * endpoint's, not this row's, and do not count.
    */
   endpointHealthy: boolean;
   /** For a 429: what the project's policy made of it. */

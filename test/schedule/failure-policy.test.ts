@@ -45,7 +45,7 @@ describe('failureAction: what a failure means for its row', () => {
     expect(failureAction(f, ctx({ attempts: 7 }))).toEqual({ kind: 'fail', error: `${f.message} (after 8 attempts)` });
   });
 
-  it('a transient failure while the endpoint fails for many rows (or nothing is known yet) never counts and never fails the row', () => {
+  it('a transient failure while the endpoint fails for other rows too never counts and never fails the row', () => {
     for (const f of [failure('503-overloaded.json', 503), new TimeoutFailure(60_000), new ConnectionFailure('connection failed: ECONNRESET')]) {
       const action = failureAction(f, ctx({ attempts: 7, sent: 40, endpointHealthy: false }));
       expect(action).toEqual({ kind: 'retry', delayMs: BACKOFF_CAP_MS / 2, countsAsAttempt: false });
@@ -61,11 +61,14 @@ describe('failureAction: what a failure means for its row', () => {
 describe('EndpointHealth', () => {
   it('is healthy for a row when other rows pass, whatever that row\'s own failures', () => {
     const h = new EndpointHealth(0);
-    expect(h.healthyFor(3)).toBe(false); // nothing known yet
+    expect(h.healthyFor(3)).toBe(true); // nothing known yet: a row may be blamed
     for (let row = 0; row < 9; row++) h.onAnswer(row === 3 ? 100 : row, 10);
     for (let i = 0; i < 20; i++) h.onFailure(failure('500-internal.json', 500), 3, 20, 8);
     expect(h.healthyFor(3)).toBe(true);
     expect(h.healthyFor(4)).toBe(false);
+    const down = new EndpointHealth(0);
+    for (let row = 0; row < 8; row++) down.onFailure(failure('503-overloaded.json', 503), row, 0, 8);
+    expect(down.healthyFor(99)).toBe(false);
   });
 
   it('compares refusals by status and reason, not by message text', () => {
