@@ -15,7 +15,7 @@ import { openXlsx } from './read-xlsx.js';
  * @param options the `classify` reading flags; unset ones are detected.
  * @throws UsageError `USAGE_INVALID_*` for a bad option value; `USAGE_SHEET_NOT_XLSX` for `--sheet` with a file read
  *   as delimited text.
- * @throws InputError `INPUT_NOT_FOUND`, `INPUT_NOT_A_FILE`, `INPUT_UNSUPPORTED_FORMAT`, `INPUT_EMPTY`,
+ * @throws InputError `INPUT_NOT_FOUND`, `INPUT_NOT_A_FILE`, `INPUT_UNSUPPORTED_FORMAT`, `INPUT_BINARY`, `INPUT_EMPTY`,
  *   `INPUT_ENCODING`, `INPUT_MALFORMED`, `INPUT_SHEET_NOT_FOUND`, and from `records()` `INPUT_COLUMN_COUNT`…
  */
 export async function openInput(path: string, options: InputOptions): Promise<InputSource> {

@@ -6,6 +6,7 @@
 
 /** `--tier`: the usage tier of the quota project. */
 export type Tier = 'free' | '1' | '2' | '3';
+/** Every value --tier takes, in order. */
 export const TIERS: readonly Tier[] = ['free', '1', '2', '3'];
 
 /** Per-project limits: requests/min, input tokens/min, requests/day (undefined: no daily limit). */
