@@ -4,7 +4,7 @@
  * so a scenario gives the same outcome to the n-th attempt of a prompt whatever the order of concurrent
  * requests. Fault rates are probabilities per request (README "faults").
  */
-import { lognormalMs, mix32, seededRandom, type Random } from './random.js';
+import { delayMs, mix32, seededRandom, type Random } from './random.js';
 import { FAULT_KINDS, type FaultKind, type Scenario } from './types.js';
 
 /** The draw of one request. */
@@ -12,7 +12,7 @@ export interface RequestDraw {
   fault?: FaultKind;
   /** Which 503 wording (fixtures 503-overloaded / 503-high-demand). */
   highDemand: boolean;
-  /** Delay before the answer, ms. */
+  /** Generation time before the answer, ms (the model's own distribution, else the scenario's default). */
   latencyMs: number;
   /** Further draws for this request (429 variation). */
   random: Random;
@@ -27,8 +27,8 @@ export class FaultPlan {
     this.anyFault = FAULT_KINDS.some((k) => scenario.faults.rates[k] > 0);
   }
 
-  /** The draw of the next attempt of the prompt whose user text hashes to `promptHash`. */
-  draw(promptHash: number): RequestDraw {
+  /** The draw of the next attempt of the prompt whose user text hashes to `promptHash`, sent to `model`. */
+  draw(promptHash: number, model?: string): RequestDraw {
     const occurrence = (this.seen.get(promptHash) ?? 0) + 1;
     this.seen.set(promptHash, occurrence);
     const random = seededRandom(mix32(this.scenario.seed, promptHash, occurrence));
@@ -44,8 +44,8 @@ export class FaultPlan {
       }
       draw.highDemand = random.next() < 0.5;
     }
-    const { medianMs, p99Ms } = this.scenario.latency;
-    if (medianMs > 0) draw.latencyMs = lognormalMs(random, medianMs, p99Ms);
+    const latency = this.scenario.latency;
+    draw.latencyMs = delayMs(random, (model !== undefined ? latency.models?.[model] : undefined) ?? latency);
     return draw;
   }
 }

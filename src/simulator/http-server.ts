@@ -118,9 +118,13 @@ export function startHttpServer(engine: SimEngine, host: string, port: number): 
         // keep it raw: the engine answers 404 for it
       }
       const request = { endpoint, apiVersion: m[1]!, model, ...(key !== undefined ? { key } : {}), ...(bodyError === undefined ? { body } : { bodyError }) };
-      const outcome = engine.handle(request);
-      if (outcome.type === 'hang') deliver(req, res, outcome, stream);
-      else later(outcome.delayMs, () => deliver(req, res, outcome, stream));
+      // Latency = uplink + generation + downlink: the request arrives (and the quota counts it) after its uplink.
+      const { uplinkMs, downlinkMs } = engine.transit();
+      later(uplinkMs, () => {
+        const outcome = engine.handle(request);
+        if (outcome.type === 'hang') deliver(req, res, outcome, stream);
+        else later(outcome.delayMs + downlinkMs, () => deliver(req, res, outcome, stream));
+      });
     });
   };
 

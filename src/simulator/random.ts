@@ -71,3 +71,12 @@ export function lognormalMs(random: Random, medianMs: number, p99Ms: number): nu
   const z = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
   return medianMs * Math.exp(sigma * z);
 }
+
+/**
+ * Draws a delay from a {@link DelaySpec}-like description: lognormal (median, p99), clamped to [minMs, maxMs] when given.
+ */
+export function delayMs(random: Random, spec: { medianMs: number; p99Ms: number; minMs?: number; maxMs?: number } | undefined): number {
+  if (!spec || spec.medianMs <= 0) return 0;
+  const ms = lognormalMs(random, spec.medianMs, spec.p99Ms);
+  return Math.min(spec.maxMs ?? Infinity, Math.max(spec.minMs ?? 0, ms));
+}

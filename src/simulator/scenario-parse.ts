@@ -10,7 +10,9 @@ import { SCENARIO_INVALID, ScenarioChecker, type Obj } from './scenario-checker.
 import { parseScripts } from './scenario-scripts.js';
 import {
   FAULT_KINDS,
+  type DelaySpec,
   type FaultKind,
+  type LatencyModel,
   type ModelLimits,
   type ModelSpec,
   type QuotaFlavour,
@@ -118,12 +120,32 @@ function parseFaults(c: ScenarioChecker, raw: unknown): Scenario['faults'] {
   return { rates, countAgainstQuota: o.countAgainstQuota === undefined ? true : c.boolean(o.countAgainstQuota, ['faults', 'countAgainstQuota']) };
 }
 
+function parseDelay(c: ScenarioChecker, o: Obj, path: PathSegment[]): DelaySpec {
+  const medianMs = o.medianMs === undefined ? 0 : c.number(o.medianMs, [...path, 'medianMs'], 0, 3_600_000);
+  const p99Ms = o.p99Ms === undefined ? medianMs : c.number(o.p99Ms, [...path, 'p99Ms'], medianMs, 3_600_000);
+  const spec: DelaySpec = { medianMs, p99Ms };
+  if (o.minMs !== undefined) spec.minMs = c.number(o.minMs, [...path, 'minMs'], 0, 3_600_000);
+  if (o.maxMs !== undefined) spec.maxMs = c.number(o.maxMs, [...path, 'maxMs'], spec.minMs ?? 0, 3_600_000);
+  return spec;
+}
+
+const DELAY_FIELDS = ['medianMs', 'p99Ms', 'minMs', 'maxMs'];
+
+/** `latency`: the generation default (median, p99, clamps), `uplink`, `downlink`, and per-model `models`. */
 function parseLatency(c: ScenarioChecker, raw: unknown): Scenario['latency'] {
   if (raw === undefined || raw === 0) return { medianMs: 0, p99Ms: 0 };
-  const o = c.object(raw, ['latency'], ['medianMs', 'p99Ms']);
-  const medianMs = c.number(o.medianMs, ['latency', 'medianMs'], 0, 3_600_000);
-  const p99Ms = o.p99Ms === undefined ? medianMs : c.number(o.p99Ms, ['latency', 'p99Ms'], medianMs, 3_600_000);
-  return { medianMs, p99Ms };
+  const o = c.object(raw, ['latency'], [...DELAY_FIELDS, 'uplink', 'downlink', 'models']);
+  const latency: LatencyModel = parseDelay(c, o, ['latency']);
+  for (const leg of ['uplink', 'downlink'] as const) {
+    if (o[leg] !== undefined) latency[leg] = parseDelay(c, c.object(o[leg], ['latency', leg], DELAY_FIELDS), ['latency', leg]);
+  }
+  if (o.models !== undefined) {
+    const models = c.map(o.models, ['latency', 'models']);
+    latency.models = Object.fromEntries(
+      Object.entries(models).map(([id, spec]) => [id, parseDelay(c, c.object(spec, ['latency', 'models', id], DELAY_FIELDS), ['latency', 'models', id])]),
+    );
+  }
+  return latency;
 }
 
 function parseQuota429(c: ScenarioChecker, raw: unknown): Scenario['quota429'] {

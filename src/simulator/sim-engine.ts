@@ -14,7 +14,7 @@ import { countTokensBody, promptTokens } from './prompt-tokens.js';
 import { QuotaLedger, type QuotaBucket } from './quota-ledger.js';
 import { quotaErrorBody } from './quota-error-body.js';
 import { quotaNames } from './quota-names.js';
-import { hashString, mix32, seededRandom } from './random.js';
+import { delayMs, hashString, mix32, seededRandom } from './random.js';
 import { RequestLog, sha256Hex } from './request-log.js';
 import { readCountTokensRequest, readRequest, type RequestView } from './request-view.js';
 import { limitsFor } from './scenario-presets.js';
@@ -68,6 +68,7 @@ export class SimEngine {
   private readonly faults: FaultPlan;
   private readonly scripts: ScriptBook;
   private seq = 0;
+  private transits = 0;
 
   constructor(
     readonly scenario: Scenario,
@@ -119,7 +120,7 @@ export class SimEngine {
 
     const hash = hashString(view.userText);
     const rule = this.scripts.find(view.userText);
-    const draw = this.faults.draw(hash);
+    const draw = this.faults.draw(hash, model);
     if (rule < 0 && draw.fault && !this.scenario.faults.countAgainstQuota) return this.fault(t, draw.fault, draw);
 
     if (bucket) {
@@ -195,7 +196,21 @@ export class SimEngine {
         return this.finish(t, { type: 'reset', delayMs }, rec, name);
       case 'hang':
         return this.finish(t, { type: 'hang' }, rec, name);
+      case '429-bare':
+        // A 429 that names no quota (fixture 429-h-bare-capacity: capacity, gateways, Vertex's shared quota).
+        return this.finish(t, { type: 'json', status: 429, body: bodies.bareCapacity(), delayMs: 0 }, { kind: 'rate-limited', fault: kind }, name);
     }
+  }
+
+  /**
+   * The network legs of the next request, ms: `uplinkMs` before it arrives (the HTTP layer waits that long before
+   * {@link handle}, so the quota counts it at arrival) and `downlinkMs` after its answer is ready.
+   */
+  transit(): { uplinkMs: number; downlinkMs: number } {
+    const { uplink, downlink } = this.scenario.latency;
+    if (!uplink && !downlink) return { uplinkMs: 0, downlinkMs: 0 };
+    const random = seededRandom(mix32(this.scenario.seed, ++this.transits, 0x7a));
+    return { uplinkMs: delayMs(random, uplink), downlinkMs: delayMs(random, downlink) };
   }
 
   private error(t: Trace, status: number, body: bodies.RpcErrorBody): Outcome {

@@ -7,7 +7,7 @@ import { runHint } from './run-hint.js';
 import { loadScenario } from './scenario-parse.js';
 import { generousScenario, withLimitOverrides } from './scenario-presets.js';
 import { startSimulator } from './start-simulator.js';
-import type { ModelLimits, Scenario } from './types.js';
+import type { DelaySpec, ModelLimits, Scenario } from './types.js';
 
 /** Options of `simulate`. `signal` (not a CLI flag) stops the server like SIGINT, for tests and embedding. */
 export interface SimulateCommandOptions {
@@ -58,10 +58,28 @@ function banner(url: string, scenario: Scenario, source: string, hint: string[])
   if (scenario.acceptAnyKey) lines.push(`  any other key is accepted and charged to project ${scenario.defaultProject}`);
   const faults = Object.entries(scenario.faults.rates).filter(([, rate]) => rate > 0);
   if (faults.length > 0) lines.push(`  faults: ${faults.map(([kind, rate]) => `${kind} ${Number((rate * 100).toFixed(3))}%`).join(', ')}`);
-  if (scenario.latency.medianMs > 0) lines.push(`  latency: median ${scenario.latency.medianMs} ms, p99 ${scenario.latency.p99Ms} ms`);
+  const latency = describeLatency(scenario.latency);
+  if (latency) lines.push(`  latency: ${latency}`);
   lines.push(`  429 flavour: ${scenario.quota429.flavour}${scenario.scripts.length ? ` · ${scenario.scripts.length} script(s)` : ''}`);
   lines.push(`  stats: ${url}/__sim/stats · stop with Ctrl+C`);
   return `${lines.join('\n')}\n`;
+}
+
+/** `generation median 5000 ms, p99 12000 ms · uplink median 20 ms… · gemini-2.5-pro generation median…`; empty for none. */
+function describeLatency(l: Scenario['latency']): string {
+  const one = (spec: DelaySpec | undefined) => (spec && spec.medianMs > 0 ? `median ${spec.medianMs} ms, p99 ${spec.p99Ms} ms` : undefined);
+  const parts: string[] = [];
+  const generation = one(l);
+  if (generation) parts.push(`generation ${generation}`);
+  for (const [model, spec] of Object.entries(l.models ?? {})) {
+    const d = one(spec);
+    if (d) parts.push(`${model} generation ${d}`);
+  }
+  const up = one(l.uplink);
+  if (up) parts.push(`uplink ${up}`);
+  const down = one(l.downlink);
+  if (down) parts.push(`downlink ${down}`);
+  return parts.join(' · ');
 }
 
 /**

@@ -82,7 +82,7 @@ export interface ModelSpec {
 export type QuotaFlavour = 'full-new' | 'full-old' | 'help-only' | 'bare' | 'daily-misleading' | 'vary-order';
 
 /** Kinds of random faults; the rate of each is a probability per request. */
-export const FAULT_KINDS = ['503', '500', '504', 'reset', 'hang', 'html-502'] as const;
+export const FAULT_KINDS = ['503', '500', '504', 'reset', 'hang', 'html-502', '429-bare'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** One scripted answer for prompts carrying a marker (see README "scripts"). */
@@ -104,6 +104,27 @@ export interface ScriptRule {
   responses: ScriptResponse[];
 }
 
+/** A lognormal delay given by its median and 99th percentile, optionally clamped to [minMs, maxMs], ms. Median 0 = none. */
+export interface DelaySpec {
+  medianMs: number;
+  p99Ms: number;
+  minMs?: number;
+  maxMs?: number;
+}
+
+/**
+ * Where a request's time goes: the uplink (from the client's sending to the server's arrival — the quota counts the
+ * request after it), the model's generation (per model id), and the downlink (the answer's way back).
+ */
+export interface LatencyModel extends DelaySpec {
+  /** From sending to arrival, for every request (default none). */
+  uplink?: DelaySpec;
+  /** The answer's way back, for every request (default none). */
+  downlink?: DelaySpec;
+  /** Generation time per model id, over the default above. */
+  models?: Record<string, DelaySpec>;
+}
+
 /** A validated scenario; see ./README.md for the file format and defaults. */
 export interface Scenario {
   description?: string;
@@ -123,8 +144,11 @@ export interface Scenario {
     /** Faulted requests pass the quota first and consume it (true), or fail before it (false). */
     countAgainstQuota: boolean;
   };
-  /** Delay before answering admitted requests: lognormal with this median and 99th percentile, ms. 0 = none. */
-  latency: { medianMs: number; p99Ms: number };
+  /**
+   * Latency = uplink + generation + downlink. `medianMs`/`p99Ms` (with optional clamps) are the generation time of
+   * admitted requests for every model without its own entry in `models`; the quota counts a request after its uplink.
+   */
+  latency: LatencyModel;
   scripts: ScriptRule[];
   /** Keep a per-request log served at `GET /__sim/log`. */
   requestLog: boolean;
