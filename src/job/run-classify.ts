@@ -8,7 +8,8 @@
  */
 import type { RawClassifyOptions } from '../config/classify-config.js';
 import { redactSecrets } from '../config/known-secrets.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { stat } from 'node:fs/promises';
+import { ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
 import { formatCommand, type Invocation } from '../invocation.js';
 import { ModelFailure } from '../gemini/api-failures.js';
@@ -226,23 +227,32 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   }
   reporter.tick(snapshot());
 
-  let outputNote: string | undefined = outputTarget === '-' ? undefined : outputTarget;
-  const written = await writeResults({
-    input: source,
-    total,
-    journal,
-    layout: prepared.layout,
-    spec: {
-      target: outputTarget,
-      ...outputDialect(source),
-      escapeFormulas: config.escapeFormulas,
-      onWarning: (text) => reporter.notice(text),
-    },
-  });
-  if (written.rows !== total) outputNote = `${outputNote ?? 'stdout'} (${written.rows} rows; expected ${total})`;
-
   const { exitCode, ending } = exitFor(end, tally.byStatus, total, endpoint.description);
-  reporter.finish({ ...summaryOf(exitCode, ending, outputNote), escapedCells: written.escapedCells });
+  let outputNote: string | undefined = outputTarget === '-' ? undefined : outputTarget;
+  let escapedCells: number | undefined;
+  if (await keepEarlierOutput(outputTarget, end, tally.finishedThisRun)) {
+    // A run that stopped before finishing any row has nothing to add: the file there (an earlier run's results, or
+    // another job's) is not replaced by one of pending rows.
+    outputNote = `${outputTarget} not replaced: this run finished no row (the file is left as it was)`;
+  } else {
+    const written = await writeResults({
+      input: source,
+      total,
+      journal,
+      layout: prepared.layout,
+      pendingError: pendingReason(end),
+      spec: {
+        target: outputTarget,
+        ...outputDialect(source),
+        escapeFormulas: config.escapeFormulas,
+        onWarning: (text) => reporter.notice(text),
+      },
+    });
+    escapedCells = written.escapedCells;
+    if (written.rows !== total) outputNote = `${outputNote ?? 'stdout'} (${written.rows} rows; expected ${total})`;
+  }
+
+  reporter.finish({ ...summaryOf(exitCode, ending, outputNote), ...(escapedCells !== undefined ? { escapedCells } : {}) });
   await logRun(exitCode);
   return exitCode;
 }
@@ -268,14 +278,48 @@ function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: n
     case 'outage':
       return { exitCode: ExitCode.Stopped, ending: `stopped: ${end.reason} (${endpoint}); ${countOf(byStatus.pending, 'row')} pending` };
     case 'fatal':
-      if (end.failure instanceof ModelFailure) {
-        throw new UsageError('MODEL_UNAVAILABLE', `${end.failure.message}\nCheck --model (e.g. gemini-2.5-flash). Rows already done are kept in the journal.`);
-      }
-      throw new UsageError(
-        'REQUEST_REFUSED',
-        `every request so far was refused the same way: ${end.failure.message}\nCheck the options that shape the request (--model, --thinking-budget, --schema, --max-output-tokens). Rows already done are kept in the journal.`,
-      );
+      // Exit 2 after requests: running again the same way cannot help. The summary says why (and runs.jsonl logs it).
+      return {
+        exitCode: ExitCode.Usage,
+        ending:
+          end.failure instanceof ModelFailure
+            ? `stopped: the model cannot be used (${end.failure.message}); check --model (e.g. gemini-2.5-flash); ${countOf(byStatus.pending, 'row')} pending, rows already done are kept`
+            : `stopped: every request so far was refused the same way (${end.failure.message}); check the options that shape the request (--model, --thinking-budget, --schema, --max-output-tokens); ${countOf(byStatus.pending, 'row')} pending, rows already done are kept`,
+      };
   }
+}
+
+/**
+ * The `error` of the rows a stopped run leaves `pending` (they have no journal entry), saying why they were not
+ * answered. Empty for a run that finished.
+ */
+function pendingReason(end: DispatchEnd): string {
+  switch (end.kind) {
+    case 'done':
+      return '';
+    case 'interrupted':
+      return 'not answered: the run was interrupted; run the same command again to resume';
+    case 'parked':
+      return `not sent: every project is parked by its daily quota until ${pacificClock(end.until)}; run again then`;
+    case 'unavailable':
+      return `not sent: no key can send (${end.reasons.join('; ')})`;
+    case 'outage':
+      return `not answered: the run stopped for an outage (${end.reason}); run again to resume`;
+    case 'fatal':
+      return `not sent: ${end.failure.message}`;
+  }
+}
+
+/**
+ * True when the output should be left as it is: the run stopped (not finished) without finishing any row, and a file
+ * is already there. Issue 12: a run stopped with exit 2 after some requests replaced an earlier output with pending rows.
+ */
+async function keepEarlierOutput(target: string, end: DispatchEnd, finishedThisRun: number): Promise<boolean> {
+  if (target === '-' || end.kind === 'done' || finishedThisRun > 0) return false;
+  return stat(target).then(
+    () => true,
+    () => false,
+  );
 }
 
 

@@ -52,6 +52,8 @@ export interface WriteResultsOptions {
   total: number;
   journal: Journal;
   layout: ResultLayout;
+  /** The `error` of rows without a result (`pending`): why the run left them unanswered. Default ''. */
+  pendingError?: string;
   spec: Omit<OutputSpec, 'columns'>;
 }
 
@@ -94,7 +96,7 @@ export async function writeResults(o: WriteResultsOptions): Promise<WrittenOutpu
       for await (const record of o.input.records()) {
         if (record.index >= o.total) break;
         const entry = o.journal.has(record.index) ? o.journal.get(record.index) : undefined;
-        const cells = [...record.cells, ...o.layout.resultCells(entry), entry?.status ?? 'pending', entry?.error ?? ''];
+        const cells = [...record.cells, ...o.layout.resultCells(entry), entry?.status ?? 'pending', entry ? (entry.error ?? '') : (o.pendingError ?? '')];
         countEscapes(cells);
         await writer.write(cells);
         rows++;

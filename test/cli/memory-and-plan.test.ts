@@ -78,7 +78,7 @@ describe('memory across runs', () => {
     writeFileSync(path.join(dir, 'refused.csv'), `id,text\n${many.join('\n')}\n`);
     const result = await runCli(['classify', 'refused.csv', '--prompt', '{{text}}', '--labels', 'x,y', '--keys-file', 'keys.txt', '--base-url', sim.url, '--workers-per-key', '1'], { cwd: dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('every request so far was refused the same way');
+    expect(result.stdout).toContain('every request so far was refused the same way');
   });
 
   it('--retry-errors keeps the tokens of earlier attempts in the journal', async () => {
