@@ -12,6 +12,10 @@
  * | OTHER, unknown, no candidate                  | `failed` with the reason                                       |
  * | text not among --labels (after normalizing)   | retried once, then `invalid_label` with the raw answer kept     |
  * | --schema JSON that does not parse or validate | retried once, then `invalid_output`                             |
+ * | free text cut by MAX_TOKENS                   | retried once with more room, then `invalid_output`; not retried when the text alone filled a --max-output-tokens the user gave |
+ *
+ * A free-text answer cut at maxOutputTokens is `invalid_output`, the status of an answer that came but cannot be used
+ * as the row's output — as a --schema answer cut the same way already is; `failed` is for rows with no answer at all.
  */
 import { matchLabel } from '../prompt/labels.js';
 import { validateStructured, type StructuredSchema } from '../prompt/structured-output.js';
@@ -22,7 +26,8 @@ import type { GenerateAnswer } from './gemini-client.js';
 export type AnswerMode =
   | { kind: 'labels'; labels: readonly string[] }
   | { kind: 'schema'; schema: StructuredSchema }
-  | { kind: 'text' };
+  /** Free text. `maxOutputTokens`: the --max-output-tokens the user gave (tokens), undefined when not given. */
+  | { kind: 'text'; maxOutputTokens?: number | undefined };
 
 const BLOCKING_FINISH = new Set(['SAFETY', 'PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'LANGUAGE']);
 
@@ -84,8 +89,20 @@ export function answerJudge(mode: AnswerMode): (answer: GenerateAnswer) => Verdi
           fallback: outcome('invalid_output', moreOutput ? `${result.error} (cut at maxOutputTokens: finishReason MAX_TOKENS)` : result.error),
         };
       }
-      case 'text':
-        return final(outcome('ok', null, raw.trim()));
+      case 'text': {
+        if (finishReason !== 'MAX_TOKENS') return final(outcome('ok', null, raw.trim()));
+        const spent = answer.usage.candidatesTokenCount;
+        const thoughts = answer.usage.thoughtsTokenCount;
+        const cut = outcome(
+          'invalid_output',
+          `answer cut at maxOutputTokens (finishReason MAX_TOKENS after ${spent} output${thoughts ? ` and ${thoughts} thinking` : ''} tokens); ` +
+            `raise --max-output-tokens${mode.maxOutputTokens !== undefined ? ` (now ${mode.maxOutputTokens})` : ''} and run again with --retry-errors`,
+        );
+        // More room helps when thinking took it, or when the limit was not the user's; a cap the user set and the
+        // text alone filled is theirs to raise.
+        if (mode.maxOutputTokens !== undefined && thoughts === 0) return final(cut);
+        return { kind: 'retry', retryKind: 'max-tokens', variant: { moreOutput: true }, fallback: cut };
+      }
     }
   };
 }

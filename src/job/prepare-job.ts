@@ -44,7 +44,7 @@ export async function prepareJob(input: string, raw: RawClassifyOptions, env: No
   const template = await compileAgainst(config.prompt, source);
   await requireDataRows(source);
   const examples = config.examplesFile !== undefined ? await examplesFor(config, template) : [];
-  const mode: AnswerMode = config.labels ? { kind: 'labels', labels: config.labels } : config.schema ? { kind: 'schema', schema: config.schema } : { kind: 'text' };
+  const mode: AnswerMode = config.labels ? { kind: 'labels', labels: config.labels } : config.schema ? { kind: 'schema', schema: config.schema } : { kind: 'text', maxOutputTokens: config.maxOutputTokens };
   const build = requestBuilder({
     model: config.model,
     template,
