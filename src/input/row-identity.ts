@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { InputRecord } from './input-source.js';
 
 /**
@@ -11,7 +11,7 @@ import type { InputRecord } from './input-source.js';
 export function rowFingerprint(cells: readonly string[]): string {
   let joined = '';
   for (const cell of cells) joined += `${cell.length}:${cell}`;
-  return createHash('sha256').update(joined, 'utf8').digest('base64url').slice(0, 22);
+  return hash('sha256', joined, 'base64url').slice(0, 22); // one-shot: about half the time of createHash per row
 }
 
 /**

@@ -4,6 +4,19 @@
  */
 import type { ClassifyConfig } from '../config/classify-config.js';
 import { loadApiKeys, makeKey, type ApiKey } from '../config/api-keys.js';
+import type { AnswerSource } from '../journal/manifest.js';
+
+/** The Gemini API's host, where requests go without --base-url (the SDK's default). */
+export const GEMINI_API_HOST = 'generativelanguage.googleapis.com';
+
+/**
+ * Where this run's answers come from (the manifest's `source`): the built-in simulator with --simulate, else the
+ * API at --base-url's host (GOOGLE_GEMINI_BASE_URL's; never its credentials, which config refuses) or Google's.
+ */
+export function answerSourceOf(config: Pick<ClassifyConfig, 'simulate' | 'baseUrl' | 'model'>): AnswerSource {
+  if (config.simulate) return { kind: 'simulator', provider: 'gemini', endpoint: 'built-in', model: config.model };
+  return { kind: 'api', provider: 'gemini', endpoint: config.baseUrl !== undefined ? new URL(config.baseUrl).host : GEMINI_API_HOST, model: config.model };
+}
 
 export interface Endpoint {
   keys: ApiKey[];
@@ -29,7 +42,7 @@ export async function resolveEndpoint(config: ClassifyConfig, env: NodeJS.Proces
       keys,
       baseUrl: config.baseUrl,
       limits: undefined,
-      description: config.baseUrl ?? 'https://generativelanguage.googleapis.com',
+      description: config.baseUrl ?? `https://${GEMINI_API_HOST}`,
       close: async () => undefined,
     };
   }

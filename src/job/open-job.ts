@@ -1,7 +1,8 @@
 /**
- * Opens the job directory of a run: takes its lock, checks its manifest against this run (exit 2 on a mismatch,
- * unless --restart), scans the whole input once on the first run (so a bad record at line 900,000 stops the job
- * before any API call), and opens the journal.
+ * Opens the job directory of a run: takes its lock, checks its manifest against this run (exit 2 when the answers
+ * would come from elsewhere or from other settings, unless --restart), passes over the whole input once when the job
+ * is new or its input changed (so a bad record at line 900,000 stops the job before any API call, and a changed
+ * input's rows are matched to their answers by fingerprint), and opens the journal.
  */
 import { mkdir, readdir } from 'node:fs/promises';
 import type { ClassifyConfig } from '../config/classify-config.js';
@@ -12,33 +13,48 @@ import { removeStaleTemporaries } from '../files/atomic-file.js';
 import { defaultJobDir, foreignNames, jobFiles, refuseSymlinks, resetJobDir, type JobFiles } from '../journal/job-dir.js';
 import { acquireJobLock } from '../journal/job-lock.js';
 import { Journal, type JournalRepair } from '../journal/journal.js';
-import { diffManifest, readManifest, sha256File, writeManifest, type Manifest } from '../journal/manifest.js';
+import { diffManifest, readManifest, sha256File, writeManifest, type AnswerSource, type Manifest } from '../journal/manifest.js';
+import { formatCount } from '../report/progress-snapshot.js';
 import { TOOL_VERSION } from '../version.js';
+import { ROW_FINGERPRINT } from './answer-fingerprint.js';
+import { CHECKPOINT_EVERY, reconcileInput, scanInput, type Reconciled } from './reconcile-input.js';
 
-/** Records between two checkpoints of the manifest. */
-export const CHECKPOINT_EVERY = 50_000;
+export { CHECKPOINT_EVERY };
 
 export interface OpenJob {
   dir: string;
   files: JobFiles;
-  journal: Journal;
+  /** The journal; another object after {@link recheckInput} rewrote it. */
+  readonly journal: Journal;
   /** Data records in the input. */
-  records: number;
+  readonly records: number;
   /** Where every 50,000th record starts (manifest.input.checkpoints). */
-  checkpoints: RecordPosition[];
+  readonly checkpoints: RecordPosition[];
   repaired: JournalRepair | null;
-  /** Things to tell the user (e.g. the manifest was written by another version). */
+  /** Things to tell the user (e.g. the input changed: how many rows keep their answers). */
   notes: string[];
+  /**
+   * Hashes the input again; when it changed since the job was opened (edited during the run), matches its rows to
+   * the journal's entries again, rewrites the journal and the manifest, and says what changed. Call when no row is
+   * being journaled.
+   * @returns null when the input is unchanged.
+   */
+  recheckInput(): Promise<Reconciled | null>;
   close(): Promise<void>;
 }
 
-/**
- * The settings that change answers (compared on resume), including how the input is read: another header row or
- * delimiter gives other rows under the same row ids.
- */
-export function jobSettings(config: ClassifyConfig, source: InputSource, examples: readonly FewShotExample[] = []): Record<string, unknown> {
+/** What identifies a job's answers besides its settings. */
+export interface JobIdentity {
+  examples: readonly FewShotExample[];
+  /** Where the answers come from (./endpoint.ts `answerSourceOf`). */
+  source: AnswerSource;
+  /** The fingerprint tying a row to its answer (./answer-fingerprint.ts). */
+  fingerprint(cells: readonly string[]): string;
+}
+
+/** The settings that change answers, compared on resume (the model is in the manifest's `source`). */
+export function jobSettings(config: ClassifyConfig, examples: readonly FewShotExample[] = []): Record<string, unknown> {
   return {
-    model: config.model,
     prompt: config.prompt,
     system: config.system ?? null,
     labels: config.labels ?? null,
@@ -47,23 +63,28 @@ export function jobSettings(config: ClassifyConfig, source: InputSource, example
     maxOutputTokens: config.maxOutputTokens ?? null,
     thinkingBudget: config.thinkingBudget ?? null,
     examples: examples.length > 0 ? examples : null,
-    reading: {
-      format: source.dialect.format,
-      encoding: source.dialect.encoding,
-      delimiter: source.dialect.delimiter,
-      quote: source.dialect.quote,
-      headerRow: config.inputOptions.headerRow ?? 1,
-      sheet: source.dialect.sheet ?? null,
-      relaxColumnCount: config.inputOptions.relaxColumnCount ?? false,
-    },
+  };
+}
+
+/** How the input was read (manifest.input.reading): another header row or delimiter gives other rows. */
+export function inputReading(config: ClassifyConfig, source: InputSource): Record<string, unknown> {
+  return {
+    format: source.dialect.format,
+    encoding: source.dialect.encoding,
+    delimiter: source.dialect.delimiter,
+    quote: source.dialect.quote,
+    headerRow: config.inputOptions.headerRow ?? 1,
+    sheet: source.dialect.sheet ?? null,
+    relaxColumnCount: config.inputOptions.relaxColumnCount ?? false,
   };
 }
 
 /**
  * @throws JobMismatchError (exit 2) when the directory holds another job's results and --restart was not given.
- * @throws UsageError JOB_LOCKED when another gemini-batch runs the job; InputError from scanning the input.
+ * @throws UsageError JOB_LOCKED when another gemini-batch runs the job, JOB_DIR_SYMLINK; InputError from reading the
+ *   input.
  */
-export async function openJob(config: ClassifyConfig, source: InputSource, examples: readonly FewShotExample[] = []): Promise<OpenJob> {
+export async function openJob(config: ClassifyConfig, input: InputSource, identity: JobIdentity): Promise<OpenJob> {
   const dir = config.jobDir ?? defaultJobDir(config.input);
   const files = jobFiles(dir);
   await mkdir(dir, { recursive: true });
@@ -72,14 +93,23 @@ export async function openJob(config: ClassifyConfig, source: InputSource, examp
     await refuseSymlinks(dir);
     await removeStaleTemporaries(dir);
     if (config.restart) await resetJobDir(dir);
-    const fingerprint = await sha256File(config.input);
+    const hash = await sha256File(config.input);
     const stored = await readManifest(dir);
     const current: Manifest = {
       format: 1,
       tool: { name: 'gemini-batch', version: TOOL_VERSION },
       createdAt: stored?.createdAt ?? new Date().toISOString(),
-      input: { path: config.input, size: fingerprint.size, sha256: fingerprint.sha256, records: null, columns: source.columns },
-      settings: jobSettings(config, source, examples),
+      input: {
+        path: config.input,
+        size: hash.size,
+        sha256: hash.sha256,
+        records: null,
+        columns: input.columns,
+        rowFingerprint: ROW_FINGERPRINT,
+        reading: inputReading(config, input),
+      },
+      source: identity.source,
+      settings: jobSettings(config, identity.examples),
     };
     const notes: string[] = [];
     if (!stored) {
@@ -96,39 +126,52 @@ export async function openJob(config: ClassifyConfig, source: InputSource, examp
       if (diff.blocking.length > 0) throw new JobMismatchError(dir, diff.blocking);
       notes.push(...diff.notes);
     }
-    const journal = await Journal.open(files.journal);
+    let journal = await Journal.open(files.journal);
     try {
       if (!stored && journal.size > 0) {
         throw new JobMismatchError(dir, [`the journal holds ${journal.size} results but there is no manifest saying what they were computed from`]);
       }
       let records = stored?.input.records ?? null;
-      let checkpoints = stored?.input.checkpoints ?? [];
-      if (records === null) {
-        records = 0;
-        checkpoints = [];
-        for await (const record of source.records()) {
-          if (record.index % CHECKPOINT_EVERY === 0) checkpoints.push([record.index, record.line]);
-          records++;
-        }
+      let checkpoints: RecordPosition[] = (stored?.input.checkpoints ?? []).map(([index, line]) => ({ index, line }));
+      const changed = stored !== null && (stored.input.sha256 !== current.input.sha256 || stored.input.size !== current.input.size);
+      if (changed && journal.size > 0) {
+        const r = await reconcileInput(input, journal, identity.fingerprint);
+        journal = r.journal;
+        ({ records, checkpoints } = r);
+        notes.push(changeNote('the input changed since the last run', stored.input.sha256, current.input.sha256, r));
+      } else if (records === null || changed) {
+        ({ records, checkpoints } = await scanInput(input));
       }
       current.input.records = records;
-      current.input.checkpoints = checkpoints;
-      if (!stored || stored.input.records === null || stored.input.path !== current.input.path || stored.tool.version !== TOOL_VERSION) {
+      current.input.checkpoints = checkpoints.map((c) => [c.index, c.line]);
+      if (!stored || changed || stored.input.records === null || stored.input.path !== current.input.path || stored.tool.version !== TOOL_VERSION || !sameReading(stored, current)) {
         await writeManifest(dir, current);
       }
-      return {
+      const job: OpenJob = {
         dir,
         files,
         journal,
         records,
-        checkpoints: checkpoints.map(([index, line]) => ({ index, line })),
+        checkpoints,
         repaired: journal.repaired,
         notes,
+        async recheckInput() {
+          const now = await sha256File(config.input);
+          if (now.sha256 === current.input.sha256 && now.size === current.input.size) return null;
+          const r = await reconcileInput(input, job.journal, identity.fingerprint);
+          const before = current.input.sha256;
+          Object.assign(job, { journal: r.journal, records: r.records, checkpoints: r.checkpoints });
+          current.input = { ...current.input, size: now.size, sha256: now.sha256, records: r.records, checkpoints: r.checkpoints.map((c) => [c.index, c.line]) };
+          await writeManifest(dir, current);
+          job.notes.push(changeNote('the input changed during the run', before, now.sha256, r));
+          return r;
+        },
         async close() {
-          await journal.close();
+          await job.journal.close();
           await release();
         },
       };
+      return job;
     } catch (error) {
       await journal.close();
       throw error;
@@ -137,4 +180,17 @@ export async function openJob(config: ClassifyConfig, source: InputSource, examp
     await release();
     throw error;
   }
+}
+
+/** True when the stored manifest records the same reading of the input (or none: an older manifest). */
+function sameReading(stored: Manifest, current: Manifest): boolean {
+  return JSON.stringify(stored.input.reading) === JSON.stringify(current.input.reading);
+}
+
+/** `the input changed since the last run (sha256 3f2a… → 9b1c…): 9,870 rows keep their answers; …` */
+function changeNote(what: string, before: string, after: string, r: Reconciled): string {
+  const parts = [`${formatCount(r.kept)} ${r.kept === 1 ? 'row keeps its answer' : 'rows keep their answers'} (matched by their prompt inputs)`];
+  parts.push(`${formatCount(r.unanswered)} ${r.unanswered === 1 ? 'row has' : 'rows have'} none yet (new, edited or not sent before)`);
+  if (r.removed > 0) parts.push(`${formatCount(r.removed)} ${r.removed === 1 ? 'answer belongs' : 'answers belong'} to rows no longer in the input and ${r.removed === 1 ? 'leaves' : 'leave'} the job`);
+  return `${what} (sha256 ${before.slice(0, 4)}… → ${after.slice(0, 4)}…): ${parts.join('; ')}`;
 }

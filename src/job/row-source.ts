@@ -25,6 +25,8 @@ export interface RowSourceOptions {
   onSkipped(item: WorkItem, outcome: RowOutcome): void;
   /** Where records start (every 50,000th), to begin reading near the first row to send. */
   checkpoints: readonly RecordPosition[];
+  /** The fingerprint tying a row to its answer (./answer-fingerprint.ts), journaled with it. */
+  fingerprint(cells: readonly string[]): string;
 }
 
 /** Yields a {@link WorkItem} for each row to send. @throws InputError from reading the input. */
@@ -46,7 +48,7 @@ export async function* rowsToSend(o: RowSourceOptions): AsyncGenerator<WorkItem>
     const item: WorkItem = {
       row: record.index,
       cells: record.cells,
-      fingerprint: record.fingerprint,
+      fingerprint: o.fingerprint(record.cells),
       features,
       attempts: 0,
       earlierAttempts: previous?.attempts ?? 0,

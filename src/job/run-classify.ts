@@ -31,10 +31,11 @@ import { buildPools } from './build-pools.js';
 import { checkOutputTarget } from './check-output.js';
 import { chooseReporter } from './choose-reporter.js';
 import { QuotaStateFile } from './quota-state-file.js';
-import { resolveEndpoint, type Endpoint } from './endpoint.js';
+import { answerSourceOf, resolveEndpoint, type Endpoint } from './endpoint.js';
 import { installInterrupts } from './interrupts.js';
 import { JobTally } from './job-tally.js';
 import { describeLimitsChoice } from './limits-choice.js';
+import { answerFingerprint } from './answer-fingerprint.js';
 import { openJob, type OpenJob } from './open-job.js';
 import { prepareJob, type PreparedJob } from './prepare-job.js';
 import { rowsToSend } from './row-source.js';
@@ -54,7 +55,11 @@ export async function runClassify(input: string, raw: RawClassifyOptions, io: Io
   const endpoint = await resolveEndpoint(prepared.config, io.env);
   let job: OpenJob | undefined;
   try {
-    job = await openJob(prepared.config, prepared.source, prepared.examples);
+    job = await openJob(prepared.config, prepared.source, {
+      examples: prepared.examples,
+      source: answerSourceOf(prepared.config),
+      fingerprint: answerFingerprint(prepared.template),
+    });
     return await classifyRows(prepared, { endpoint, job, io, invocation, started });
   } finally {
     await job?.close();
@@ -75,11 +80,12 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   const { config, source } = prepared;
   const { job, io, endpoint } = p;
   const journal = job.journal;
-  const total = config.limit !== undefined ? Math.min(config.limit, job.records) : job.records;
+  const fingerprint = answerFingerprint(prepared.template);
+  let total = config.limit !== undefined ? Math.min(config.limit, job.records) : job.records;
   const outputTarget = config.output ?? defaultOutputPath(config.input);
   const reporter: Reporter = chooseReporter(config, io, outputTarget === '-');
 
-  const tally = new JobTally(journal, total, priceOf(config.model, config.price));
+  let tally = new JobTally(journal, total, priceOf(config.model, config.price));
   const daily = new QuotaStateFile(job.files.quotaUsage);
   const notices = new Set<string>();
   const notify = (notice: { key: string; text: string }) => {
@@ -109,6 +115,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
       maxInputTokens: config.maxInputTokens,
       onSkipped: record,
       checkpoints: job.checkpoints,
+      fingerprint,
     }),
     estimator,
     buildRequest: prepared.build,
@@ -225,9 +232,24 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     await daily.close();
     await logRun(null);
   }
+  // The input edited while the run read it: its rows are matched to their answers again before the output is written.
+  const change = await job.recheckInput();
+  if (change) {
+    notify({ key: 'input-changed', text: job.notes.at(-1) as string });
+    total = config.limit !== undefined ? Math.min(config.limit, job.records) : job.records;
+    const finished = tally.finishedThisRun;
+    tally = new JobTally(job.journal, total, priceOf(config.model, config.price));
+    tally.finishedThisRun = finished;
+  }
   reporter.tick(snapshot());
 
-  const { exitCode, ending } = exitFor(end, tally.byStatus, total, endpoint.description);
+  let { exitCode, ending } = exitFor(end, tally.byStatus, total, endpoint.description);
+  let pending = pendingReason(end);
+  if (change && end.kind === 'done' && tally.byStatus.pending > 0) {
+    exitCode = ExitCode.Stopped;
+    ending = `the input changed during the run: ${countOf(tally.byStatus.pending, 'row')} new or edited ${tally.byStatus.pending === 1 ? 'is' : 'are'} pending; run the same command again to send ${tally.byStatus.pending === 1 ? 'it' : 'them'}`;
+    pending = 'not sent: the input changed during the run; run the same command again to send this row';
+  }
   let outputNote: string | undefined = outputTarget === '-' ? undefined : outputTarget;
   let escapedCells: number | undefined;
   if (await keepEarlierOutput(outputTarget, end, tally.finishedThisRun)) {
@@ -238,9 +260,10 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     const written = await writeResults({
       input: source,
       total,
-      journal,
+      journal: job.journal,
+      fingerprint,
       layout: prepared.layout,
-      pendingError: pendingReason(end),
+      pendingError: pending,
       spec: {
         target: outputTarget,
         ...outputDialect(source),
@@ -250,6 +273,12 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     });
     escapedCells = written.escapedCells;
     if (written.rows !== total) outputNote = `${outputNote ?? 'stdout'} (${written.rows} rows; expected ${total})`;
+    if (written.stale > 0) {
+      // The input changed between the check above and the writing: those rows are written pending, not mislabelled.
+      notify({ key: 'stale-answers', text: `${countOf(written.stale, 'row')} changed while the output was written; written pending` });
+      exitCode = ExitCode.Stopped;
+      ending = `the input changed while the output was written: ${countOf(written.stale, 'row')} written pending; run the same command again`;
+    }
   }
 
   reporter.finish({ ...summaryOf(exitCode, ending, outputNote), ...(escapedCells !== undefined ? { escapedCells } : {}) });

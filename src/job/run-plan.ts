@@ -12,12 +12,14 @@ import { diffManifest, readManifest, sha256File, type Manifest } from '../journa
 import { UsageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { RETRYABLE_STATUSES } from '../row-status.js';
+import { ROW_FINGERPRINT, answerFingerprint } from './answer-fingerprint.js';
 import { jobSettings } from './open-job.js';
 import { estimateJob, type KnownLimits } from '../plan/estimate-job.js';
 import { plannedScenarioLimits, scenarioLimits } from '../plan/scenario-limits.js';
 import { positiveInt } from '../config/option-values.js';
+import { matchInput } from './reconcile-input.js';
 import { formatPlan } from '../plan/format-plan.js';
-import { resolveEndpoint } from './endpoint.js';
+import { answerSourceOf, resolveEndpoint } from './endpoint.js';
 import { prepareJob } from './prepare-job.js';
 
 export interface PlanOptions extends RawClassifyOptions {
@@ -36,17 +38,30 @@ export async function runPlan(input: string, raw: PlanOptions, io: Pick<Io, 'std
   const jobDir = config.jobDir ?? defaultJobDir(config.input);
   const notes: string[] = [];
   let journal: Journal | undefined;
+  /** The journal row holding a row's answer (another one when the input changed). */
+  let rowOf = (row: number): number => row;
   const manifest = await readManifest(jobDir);
   if (manifest && existsSync(jobFiles(jobDir).journal)) {
     const { sha256, size } = await sha256File(config.input);
-    const current: Manifest = { ...manifest, input: { ...manifest.input, path: config.input, sha256, size }, settings: jobSettings(config, prepared.source, prepared.examples) };
+    const current: Manifest = {
+      ...manifest,
+      input: { ...manifest.input, path: config.input, sha256, size, rowFingerprint: ROW_FINGERPRINT },
+      source: answerSourceOf(config),
+      settings: jobSettings(config, prepared.examples),
+    };
     const diff = diffManifest(manifest, current);
     if (config.restart) notes.push(`--restart: the ${jobDir} results would be discarded; every row is planned`);
     else if (diff.blocking.length > 0) notes.push(`${jobDir} holds another job (${diff.blocking[0]}); classify would stop with exit 2 unless --restart, so every row is planned`);
     else journal = await Journal.open(jobFiles(jobDir).journal);
+    if (journal && (sha256 !== manifest.input.sha256 || size !== manifest.input.size)) {
+      // The input changed: classify will match its rows to their answers by prompt inputs; so does the plan.
+      const match = await matchInput(prepared.source, journal, answerFingerprint(prepared.template));
+      rowOf = (row) => (row < match.records ? (match.from[row] ?? -1) : -1);
+      notes.push(`the input changed since the last run: ${match.kept} rows keep their answers, ${match.unanswered} have none yet`);
+    }
   }
   const isDone = (row: number) => {
-    const status = journal?.status(row);
+    const status = rowOf(row) < 0 ? undefined : journal?.status(rowOf(row));
     return status !== undefined && status !== 'skipped' && !(config.retryErrors && RETRYABLE_STATUSES.has(status));
   };
 

@@ -30,7 +30,8 @@ export async function runStatus(target: string, options: { jobDir?: string; json
   const journal = await Journal.open(jobFiles(dir).journal);
   try {
     const records = manifest.input.records ?? 0;
-    const tally = new JobTally(journal, records, priceOf(String(manifest.settings.model)));
+    const model = manifest.source?.model ?? String(manifest.settings.model);
+    const tally = new JobTally(journal, records, priceOf(model));
     const { byStatus, costUsd } = tally;
     const totals = journal.totals();
     const runs = await readRunLog(jobFiles(dir).runs);
@@ -43,7 +44,7 @@ export async function runStatus(target: string, options: { jobDir?: string; json
     const report = {
       jobDir: dir,
       input: manifest.input.path,
-      model: manifest.settings.model,
+      model,
       rows: records,
       byStatus,
       remaining: byStatus.pending,
@@ -67,7 +68,7 @@ export async function runStatus(target: string, options: { jobDir?: string; json
       return 0;
     }
     const next = inputChanged
-      ? ` — but ${inputFile} changed since the job started: classify would stop (exit 2); --restart starts over`
+      ? ` — and ${inputFile} changed since: classify will match its rows to their answers by their prompt inputs and send the new or edited ones`
       : parkedUntil !== undefined
         ? ` (parked by a daily quota until ${pacificClock(parkedUntil)})`
         : byStatus.pending > 0
@@ -76,7 +77,7 @@ export async function runStatus(target: string, options: { jobDir?: string; json
     const statuses = ROW_STATUSES.filter((s) => byStatus[s] > 0).map((s) => `${s} ${formatCount(byStatus[s])}`);
     io.stdout.write(
       [
-        `job ${dir} — ${manifest.input.path}, model ${String(manifest.settings.model)}`,
+        `job ${dir} — ${manifest.input.path}, model ${model}`,
         `rows: ${formatCount(records)} — ${statuses.join(', ') || 'none'}`,
         `remaining: ${countOf(byStatus.pending, 'row')}${next}`,
         `tokens: input ${formatCount(totals.input)} · output ${formatCount(totals.output)} · thinking ${formatCount(totals.thoughts)}` +

@@ -1,7 +1,9 @@
 /**
  * Writes the output: every input record in input order, its cells, then the result columns, `status` and `error`
  * (../shared/DESIGN.md "Output"). The input is streamed a second time and joined with the journal by row id, so nothing
- * is held whole; rows without a result are `pending`.
+ * is held whole; rows without a result are `pending`. Each answer is checked against its row: the fingerprint of the
+ * row's prompt inputs must be the one the entry was computed from (./answer-fingerprint.ts), else the row is written
+ * `pending` (the input changed under it) — no row ever carries another row's answer.
  */
 import type { InputSource } from '../input/input-source.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
@@ -52,6 +54,8 @@ export interface WriteResultsOptions {
   total: number;
   journal: Journal;
   layout: ResultLayout;
+  /** The fingerprint of a row's cells, as journal entries record it (`fp`). */
+  fingerprint(cells: readonly string[]): string;
   /** The `error` of rows without a result (`pending`): why the run left them unanswered. Default ''. */
   pendingError?: string;
   spec: Omit<OutputSpec, 'columns'>;
@@ -79,7 +83,12 @@ export interface WrittenOutput {
    * 0 with --no-escape-formulas and for JSONL, which is not escaped.
    */
   escapedCells: number;
+  /** Rows whose answer was computed from other prompt inputs than the row has now, written `pending`. */
+  stale: number;
 }
+
+/** The error of a row whose answer was computed from other prompt inputs than the row has now. */
+export const STALE_ANSWER_ERROR = 'not answered: the row changed after its answer was computed (the input was edited during the run); run the same command again to send it';
 
 /** Streams the output file; resolves once it is renamed into place. */
 export async function writeResults(o: WriteResultsOptions): Promise<WrittenOutput> {
@@ -90,13 +99,20 @@ export async function writeResults(o: WriteResultsOptions): Promise<WrittenOutpu
   };
   let rows = 0;
   let escapedCells = 0;
+  let stale = 0;
   countEscapes(o.layout.header);
   try {
     if (o.total > 0) {
       for await (const record of o.input.records()) {
         if (record.index >= o.total) break;
-        const entry = o.journal.has(record.index) ? o.journal.get(record.index) : undefined;
-        const cells = [...record.cells, ...o.layout.resultCells(entry), entry?.status ?? 'pending', entry ? (entry.error ?? '') : (o.pendingError ?? '')];
+        let entry = o.journal.has(record.index) ? o.journal.get(record.index) : undefined;
+        let error = entry ? (entry.error ?? '') : (o.pendingError ?? '');
+        if (entry && entry.fp !== o.fingerprint(record.cells)) {
+          entry = undefined;
+          error = STALE_ANSWER_ERROR;
+          stale++;
+        }
+        const cells = [...record.cells, ...o.layout.resultCells(entry), entry?.status ?? 'pending', error];
         countEscapes(cells);
         await writer.write(cells);
         rows++;
@@ -107,5 +123,5 @@ export async function writeResults(o: WriteResultsOptions): Promise<WrittenOutpu
     await writer.abort();
     throw error;
   }
-  return { rows, escapedCells };
+  return { rows, escapedCells, stale };
 }

@@ -92,6 +92,8 @@ export interface LineHead {
   thoughts: number;
   /** When parsing failed: what was expected. */
   problem: string;
+  /** Where the value of `fp` starts (just after its opening quote) when parsing succeeded. */
+  end: number;
 }
 
 const HEAD_PARTS = ['{"row":', ',"status":"', '","attempts":', ',"tokens":{"input":', ',"output":', ',"thoughts":', '},"fp":"'].map(
@@ -104,7 +106,7 @@ const BACKSLASH = 0x5c;
 
 /** Creates a reusable {@link LineHead}. */
 export function newLineHead(): LineHead {
-  return { row: 0, code: 0, attempts: 0, input: 0, output: 0, thoughts: 0, problem: '' };
+  return { row: 0, code: 0, attempts: 0, input: 0, output: 0, thoughts: 0, problem: '', end: 0 };
 }
 
 /**
@@ -155,6 +157,7 @@ export function parseLineHead(buf: Buffer, start: number, end: number, head: Lin
   if (!expect(4) || (head.output = integer()) < 0) return fail('"tokens" has no "output":<number>');
   if (!expect(5) || (head.thoughts = integer()) < 0) return fail('"tokens" has no "thoughts":<number>');
   if (!expect(6)) return fail('"fp":"…" does not follow "tokens"');
+  head.end = p;
   return true;
 }
 

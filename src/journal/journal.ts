@@ -182,6 +182,38 @@ export class Journal {
     return entry;
   }
 
+  /**
+   * The bytes of the row's latest line, without its newline (one pread); undefined when it has none.
+   * For copying entries as they are (./journal-rewrite.ts).
+   */
+  line(row: number): Buffer | undefined {
+    this.assertOpen();
+    if (this.index.code(row) === 0) return undefined;
+    return readBytes(this.fd, this.index.offset(row), this.index.length(row));
+  }
+
+  /**
+   * The `fp` of the row's latest entry, read from the line's first bytes without parsing the whole line; undefined
+   * when the row has no entry.
+   * @throws InputError code `JOURNAL_CORRUPT` when the line no longer parses.
+   */
+  fingerprint(row: number): string | undefined {
+    this.assertOpen();
+    if (this.index.code(row) === 0) return undefined;
+    const length = this.index.length(row);
+    const head = readBytes(this.fd, this.index.offset(row), Math.min(length, 320));
+    const h = this.head;
+    const start = parseLineHead(head, 0, head.length, h) ? h.end : -1;
+    const end = start < 0 ? -1 : head.indexOf(0x22, start);
+    if (end < 0 || head.subarray(start, end).includes(0x5c)) return this.get(row)?.fp; // escaped or long: parse it all
+    return head.toString('latin1', start, end);
+  }
+
+  /** The options the journal was opened with (to reopen it alike). */
+  get options(): JournalOptions {
+    return { fsyncIntervalMs: this.fsyncIntervalMs };
+  }
+
   /** Number of rows with a result. */
   get size(): number {
     return this.index.size;

@@ -2,7 +2,7 @@
  * Differences between a stored manifest and the current run's, as lines a user can read: those that change answers
  * (the job cannot resume) and those that do not.
  */
-import type { Manifest } from './manifest.js';
+import type { AnswerSource, Manifest } from './manifest.js';
 
 /** Strings longer than this (or holding a line break) are shown as an excerpt around their first difference. */
 const SHORT_STRING = 60;
@@ -11,32 +11,55 @@ const EXCERPT_CONTEXT = 24;
 
 /**
  * Compares a stored manifest with the current run's.
- * - `blocking`: one line per difference that changes answers: the input's bytes (`input file changed: size 315,980 →
- *   316,002 bytes, sha256 3f2a… → 9b1c…`), records read, columns, and every setting that differs, compared deep, by
- *   dotted path (`model: "gemini-2.5-flash" → "gemini-2.5-pro"`, `labels: yes,no → yes,no,maybe`,
- *   `prompt changed at character 57: "…{{Topic}}…" → "…{{Title}}…"`, `generationConfig.temperature: 0 → 0.2`).
- * - `notes`: differences that do not (`input moved: a.csv → b/a.csv`, `written by gemini-batch 0.1.0, this is 0.2.0`).
+ * - `blocking`: one line per difference that changes answers: where they come from (`answers came from the built-in
+ *   simulator (--simulate: made-up answers); this run would send to the Gemini API at generativelanguage.googleapis.com`),
+ *   the model, how rows are fingerprinted, and every setting that differs, compared deep, by dotted path
+ *   (`labels: yes,no → yes,no,maybe`, `prompt changed at character 57: "…{{Topic}}…" → "…{{Title}}…"`,
+ *   `generationConfig.temperature: 0 → 0.2`).
+ * - `notes`: differences that do not (`input moved: a.csv → b/a.csv`, `written by gemini-batch 0.1.0, this is 0.2.0`,
+ *   `input read differently: reading.delimiter: ";" → ","`). A changed input is not a difference here: its rows are
+ *   matched to the answers by fingerprint (../job/reconcile-input.ts).
  */
 export function diffManifest(stored: Manifest, current: Manifest): { blocking: string[]; notes: string[] } {
   const blocking: string[] = [];
   const notes: string[] = [];
-  const a = stored.input;
-  const b = current.input;
-  if (a.size !== b.size || a.sha256 !== b.sha256) {
-    const size = a.size === b.size ? `same size (${count(a.size)} bytes)` : `size ${count(a.size)} → ${count(b.size)} bytes`;
-    blocking.push(`input file changed: ${size}, sha256 ${a.sha256.slice(0, 4)}… → ${b.sha256.slice(0, 4)}…`);
+  diffSource(stored.source, current.source, blocking);
+  if (stored.source !== undefined && stored.input.rowFingerprint !== current.input.rowFingerprint) {
+    blocking.push(`rows are tied to their answers another way: ${show(stored.input.rowFingerprint)} → ${show(current.input.rowFingerprint)}`);
   }
-  if (a.records !== null && b.records !== null && a.records !== b.records) {
-    blocking.push(`input records: ${count(a.records)} → ${count(b.records)}`);
-  }
-  if (!deepEqual(a.columns, b.columns)) diffValue('input columns', a.columns, b.columns, blocking);
   const keys = new Set([...Object.keys(stored.settings), ...Object.keys(current.settings)]);
   for (const key of keys) diffValue(key, stored.settings[key], current.settings[key], blocking);
+  const a = stored.input;
+  const b = current.input;
   if (a.path !== b.path) notes.push(`input moved: ${a.path} → ${b.path}`);
+  const reading: string[] = [];
+  if (a.reading !== undefined && b.reading !== undefined) diffValue('reading', a.reading, b.reading, reading);
+  if (reading.length > 0) notes.push(`input read differently (${reading.join('; ')}): rows are matched to their answers by their prompt inputs`);
   if (stored.tool.version !== current.tool.version) {
     notes.push(`written by gemini-batch ${stored.tool.version}, this is ${current.tool.version}`);
   }
   return { blocking, notes };
+}
+
+/** Where answers come from, for a message: `the built-in simulator (…)` or `the Gemini API at <host>`. */
+export function describeSource(source: AnswerSource): string {
+  return source.kind === 'simulator' ? 'the built-in simulator (--simulate: made-up answers)' : `the ${source.provider === 'gemini' ? 'Gemini' : source.provider} API at ${source.endpoint}`;
+}
+
+/** The lines saying how the source of the answers differs (nothing when it does not). */
+function diffSource(a: AnswerSource | undefined, b: AnswerSource | undefined, out: string[]): void {
+  if (b === undefined || deepEqual(a, b)) return;
+  if (a === undefined) {
+    out.push(`the manifest does not say where its answers came from (written by an earlier gemini-batch); this run would send to ${describeSource(b)}`);
+    return;
+  }
+  if (a.kind !== b.kind || a.provider !== b.provider || a.endpoint !== b.endpoint) {
+    const mixed = a.kind !== b.kind ? ': simulated answers are never mixed with real ones' : '';
+    out.push(`answers came from ${describeSource(a)}; this run would send to ${describeSource(b)}${mixed}`);
+  }
+  if (a.model !== b.model) out.push(`model: ${show(a.model)} → ${show(b.model)}`);
+  const rest = new Set([...Object.keys(a), ...Object.keys(b)].filter((k) => !['kind', 'provider', 'endpoint', 'model'].includes(k)));
+  for (const key of rest) diffValue(`source.${key}`, (a as unknown as Record<string, unknown>)[key], (b as unknown as Record<string, unknown>)[key], out);
 }
 
 /** Pushes the lines describing how `b` differs from `a` at `path` (nothing when equal). */
@@ -102,10 +125,6 @@ function show(v: unknown): string {
 
 function clip(s: string): string {
   return s.length > 2 * SHORT_STRING ? `${s.slice(0, 2 * SHORT_STRING)}…` : s;
-}
-
-function count(n: number): string {
-  return n.toLocaleString('en-US');
 }
 
 function isScalar(v: unknown): boolean {

@@ -11,6 +11,22 @@ import { jobFiles } from './job-dir.js';
 
 export { diffManifest } from './manifest-diff.js';
 
+/**
+ * Where a job's answers come from: part of its identity, so that answers from one place are never taken for answers
+ * from another (issue 11: a `--simulate` run's labels were reused by a real run as `ok`). Compared field by field;
+ * later fields (service tier, batch) join it the same way.
+ */
+export interface AnswerSource {
+  /** `simulator`: the built-in simulator of `--simulate` (made-up answers); `api`: an API endpoint. */
+  kind: 'simulator' | 'api';
+  /** The provider the requests are shaped for. */
+  provider: 'gemini';
+  /** The endpoint's host (and port), without credentials or path: `generativelanguage.googleapis.com`; `built-in` for the simulator. */
+  endpoint: string;
+  /** The model id as sent, after gemini-batch resolved it (`models/` prefix removed). */
+  model: string;
+}
+
 /** The manifest file's content, version 1. */
 export interface Manifest {
   /** Format of this file; a reader refuses formats it does not know. */
@@ -35,7 +51,19 @@ export interface Manifest {
      * the last one before its first unfinished row instead of parsing every finished row again.
      */
     checkpoints?: Array<[number, number]>;
+    /**
+     * How journal entries are tied to their rows (../job/answer-fingerprint.ts): `prompt-columns`. Absent in manifests
+     * of earlier versions, whose journals cannot be matched to a changed input.
+     */
+    rowFingerprint?: string;
+    /**
+     * How the input was read (format, encoding, delimiter, quote, header row, sheet, relaxed column count). Another
+     * reading gives other rows, which are then matched by fingerprint like any changed input.
+     */
+    reading?: Record<string, unknown>;
   };
+  /** Where the answers come from; absent in manifests of earlier versions (then the job cannot resume). */
+  source?: AnswerSource;
   /**
    * Everything that changes answers: model, prompt, system instruction, labels, generation config, schema,
    * examples… Compared key by key, deep. Options that do not change answers (--limit, workers, keys, limits) do
@@ -116,6 +144,12 @@ function manifestProblem(v: unknown): string | null {
   if (input.records !== null && (typeof input.records !== 'number' || !(input.records >= 0))) return '"input.records" must be a number or null';
   if (!Array.isArray(input.columns) || !input.columns.every((c) => typeof c === 'string')) return '"input.columns" must be a list of names';
   if (!isObject(v.settings)) return 'has no "settings" object';
+  if (v.source !== undefined) {
+    const src = v.source;
+    if (!isObject(src) || (src.kind !== 'simulator' && src.kind !== 'api') || typeof src.provider !== 'string' || typeof src.endpoint !== 'string' || typeof src.model !== 'string') {
+      return '"source" must be {kind: "simulator" | "api", provider, endpoint, model}';
+    }
+  }
   return null;
 }
 

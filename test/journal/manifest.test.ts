@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { jobFiles } from '../../src/journal/job-dir.js';
-import { diffManifest, readManifest, sha256File, writeManifest, type Manifest } from '../../src/journal/manifest.js';
+import { diffManifest, readManifest, sha256File, writeManifest, type AnswerSource, type Manifest } from '../../src/journal/manifest.js';
 import { tempDir } from './entries.js';
 
 let dir: string;
@@ -95,17 +95,16 @@ describe('diffManifest', () => {
     expect(diffManifest(a, b)).toEqual({ blocking: [], notes: [] });
   });
 
-  it('blocks on a changed input file, with sizes and hash prefixes', () => {
-    const b = manifest({ input: { size: 316_002, sha256: `9b1c${'0'.repeat(60)}` } });
-    expect(diffManifest(manifest(), b).blocking).toEqual(['input file changed: size 315,980 → 316,002 bytes, sha256 3f2a… → 9b1c…']);
-    const same = manifest({ input: { sha256: `9b1c${'0'.repeat(60)}` } });
-    expect(diffManifest(manifest(), same).blocking).toEqual(['input file changed: same size (315,980 bytes), sha256 3f2a… → 9b1c…']);
+  it('does not block on a changed input, other records or columns: rows are matched to answers by fingerprint (issue 12)', () => {
+    const b = manifest({ input: { size: 316_002, sha256: `9b1c${'0'.repeat(60)}`, records: 2847, columns: ['CIPCode', 'Title'] } });
+    expect(diffManifest(manifest(), b)).toEqual({ blocking: [], notes: [] });
   });
 
-  it('blocks when the same file is read into other records or columns', () => {
-    const b = manifest({ input: { records: 2847, columns: ['CIPCode', 'Title'] } });
-    expect(diffManifest(manifest(), b).blocking).toEqual(['input records: 2,848 → 2,847', 'input columns: CIPCode,CIPTitle → CIPCode,Title']);
-    expect(diffManifest(manifest(), manifest({ input: { records: null } })).blocking).toEqual([]);
+  it('notes an input read differently', () => {
+    const reading = { format: 'csv', delimiter: ';', headerRow: 1 };
+    const a = manifest({ input: { reading } });
+    const b = manifest({ input: { reading: { ...reading, delimiter: ',' } } });
+    expect(diffManifest(a, b).notes).toEqual(['input read differently (reading.delimiter: ";" → ","): rows are matched to their answers by their prompt inputs']);
   });
 
   it('blocks on each setting that changes answers, by path', () => {
@@ -156,6 +155,38 @@ describe('diffManifest', () => {
     expect(diffManifest(manifest(), b)).toEqual({
       blocking: [],
       notes: ['input moved: data/topics.csv → archive/topics.csv', 'written by gemini-batch 0.1.0, this is 0.2.0'],
+    });
+  });
+
+  describe('where the answers come from (issue 11 item 1)', () => {
+    const api: AnswerSource = { kind: 'api', provider: 'gemini', endpoint: 'generativelanguage.googleapis.com', model: 'gemini-2.5-flash' };
+    const simulated: AnswerSource = { kind: 'simulator', provider: 'gemini', endpoint: 'built-in', model: 'gemini-2.5-flash' };
+    const withSource = (source: AnswerSource | undefined): Manifest => ({ ...manifest(), source, input: { ...manifest().input, rowFingerprint: 'prompt-columns' } });
+
+    it('blocks simulated answers from being taken for real ones, and says so plainly', () => {
+      expect(diffManifest(withSource(simulated), withSource(api)).blocking).toEqual([
+        'answers came from the built-in simulator (--simulate: made-up answers); this run would send to the Gemini API at generativelanguage.googleapis.com: simulated answers are never mixed with real ones',
+      ]);
+    });
+
+    it('blocks another endpoint host and another model', () => {
+      const other = { ...api, endpoint: '127.0.0.1:8765', model: 'gemini-2.5-pro' };
+      expect(diffManifest(withSource(api), withSource(other)).blocking).toEqual([
+        'answers came from the Gemini API at generativelanguage.googleapis.com; this run would send to the Gemini API at 127.0.0.1:8765',
+        'model: "gemini-2.5-flash" → "gemini-2.5-pro"',
+      ]);
+    });
+
+    it('blocks a manifest that does not say where its answers came from', () => {
+      expect(diffManifest(withSource(undefined), withSource(api)).blocking).toEqual([
+        'the manifest does not say where its answers came from (written by an earlier gemini-batch); this run would send to the Gemini API at generativelanguage.googleapis.com',
+      ]);
+    });
+
+    it('compares fields added later one by one', () => {
+      const flex = { ...api, serviceTier: 'flex' } as AnswerSource;
+      expect(diffManifest(withSource(api), withSource(flex)).blocking).toEqual(['source.serviceTier: (none) → "flex"']);
+      expect(diffManifest(withSource(api), withSource({ ...api })).blocking).toEqual([]);
     });
   });
 });
