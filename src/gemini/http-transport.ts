@@ -73,6 +73,11 @@ export function httpTransport(input: string | URL | Request, init?: RequestInit,
       else if (encoding === 'br') stream = response.pipe(zlib.createBrotliDecompress());
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('error', (error) => reject(fetchFailed(error)));
+      // A body cut mid-way (reset, abort) ends the response, not the decompressor it is piped to: settle here too.
+      response.on('error', (error) => reject(fetchFailed(error)));
+      response.on('close', () => {
+        if (!response.complete) reject(fetchFailed(Object.assign(new Error('the connection closed before the whole answer came'), { code: 'ECONNRESET' })));
+      });
       stream.on('end', () => {
         signal?.removeEventListener('abort', onAbort);
         const status = response.statusCode ?? 0;

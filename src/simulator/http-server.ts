@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import zlib from 'node:zlib';
 import { notFoundPath, rpcError } from './error-bodies.js';
 import type { Endpoint, Outcome, SimEngine } from './sim-engine.js';
 
@@ -34,28 +35,56 @@ export interface RunningServer {
 
 type StreamMode = 'none' | 'sse' | 'array';
 
-function write(res: ServerResponse, status: number, contentType: string, payload: string, extra?: Record<string, string>): void {
+/** Content codings the simulator can answer with (RFC 9110 §8.4.1). */
+export type ContentCoding = 'gzip' | 'br' | 'deflate';
+
+const ENCODERS: Record<ContentCoding, (body: Buffer) => Buffer> = {
+  gzip: (b) => zlib.gzipSync(b),
+  br: (b) => zlib.brotliCompressSync(b),
+  deflate: (b) => zlib.deflateSync(b),
+};
+
+/** The first of `offered` that the request's Accept-Encoding accepts (a coding listed without `q=0`), or undefined. */
+function negotiate(req: IncomingMessage, offered: readonly ContentCoding[]): ContentCoding | undefined {
+  const accepted = new Set(
+    String(req.headers['accept-encoding'] ?? '')
+      .split(',')
+      .map((part) => part.trim().toLowerCase())
+      .filter((part) => part !== '' && !/;\s*q=0(\.0*)?$/.test(part))
+      .map((part) => part.split(';')[0]!.trim()),
+  );
+  return offered.find((coding) => accepted.has(coding));
+}
+
+function write(res: ServerResponse, status: number, contentType: string, payload: string, extra?: Record<string, string>, coding?: ContentCoding): void {
   if (res.destroyed || res.writableEnded) return;
+  const body = coding ? ENCODERS[coding](Buffer.from(payload, 'utf8')) : payload;
   res.writeHead(status, {
     ...BASE_HEADERS,
     ...extra,
     'Content-Type': contentType,
-    'Content-Length': Buffer.byteLength(payload),
+    ...(coding ? { 'Content-Encoding': coding } : {}),
+    'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
   });
-  res.end(payload);
+  res.end(body);
 }
 
-function writeJson(res: ServerResponse, status: number, body: unknown, extra?: Record<string, string>): void {
-  write(res, status, 'application/json; charset=UTF-8', JSON.stringify(body), extra);
+function writeJson(res: ServerResponse, status: number, body: unknown, extra?: Record<string, string>, coding?: ContentCoding): void {
+  write(res, status, 'application/json; charset=UTF-8', JSON.stringify(body), extra, coding);
 }
 
-/** Starts serving `engine` on host:port (port 0 = any free port). */
-export function startHttpServer(engine: SimEngine, host: string, port: number): Promise<RunningServer> {
+/**
+ * Starts serving `engine` on host:port (port 0 = any free port).
+ * @param compress content codings to answer API requests with, in order of preference, when the request's
+ *   Accept-Encoding accepts one (as Google's front end gzips for clients that ask). Default none: bodies as is.
+ */
+export function startHttpServer(engine: SimEngine, host: string, port: number, compress: readonly ContentCoding[] = []): Promise<RunningServer> {
   const timers = new Set<NodeJS.Timeout>();
   const hanging = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
 
   const deliver = (req: IncomingMessage, res: ServerResponse, outcome: Outcome, stream: StreamMode): void => {
+    const coding = compress.length > 0 ? negotiate(req, compress) : undefined;
     switch (outcome.type) {
       case 'hang':
         hanging.add(res);
@@ -65,15 +94,15 @@ export function startHttpServer(engine: SimEngine, host: string, port: number): 
         req.socket.destroy();
         return;
       case 'html':
-        write(res, outcome.status, 'text/html; charset=UTF-8', outcome.body);
+        write(res, outcome.status, 'text/html; charset=UTF-8', outcome.body, undefined, coding);
         return;
       case 'json': {
         const ok = outcome.status === 200;
         if (stream === 'sse') {
           const payload = ok ? `data: ${JSON.stringify(outcome.body)}\r\n\r\n` : JSON.stringify(outcome.body);
-          write(res, outcome.status, 'text/event-stream', payload, outcome.headers);
-        } else if (stream === 'array') writeJson(res, outcome.status, [outcome.body], outcome.headers);
-        else writeJson(res, outcome.status, outcome.body, outcome.headers);
+          write(res, outcome.status, 'text/event-stream', payload, outcome.headers, coding);
+        } else if (stream === 'array') writeJson(res, outcome.status, [outcome.body], outcome.headers, coding);
+        else writeJson(res, outcome.status, outcome.body, outcome.headers, coding);
       }
     }
   };

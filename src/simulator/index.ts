@@ -6,6 +6,7 @@
  */
 export { startSimulator, monotonicClock } from './start-simulator.js';
 export type { SimulatorHandle, StartOptions } from './start-simulator.js';
+export type { ContentCoding } from './http-server.js';
 export { loadScenario, parseScenario } from './scenario-parse.js';
 export { generousScenario, withLimitOverrides } from './scenario-presets.js';
 export type { LimitOverrides } from './scenario-presets.js';

@@ -1,7 +1,7 @@
 /**
  * Starts a simulator for a scenario: a {@link SimEngine} behind the node:http server.
  */
-import { startHttpServer } from './http-server.js';
+import { startHttpServer, type ContentCoding } from './http-server.js';
 import { warmTokenizer } from './tokenizer.js';
 import { SimEngine } from './sim-engine.js';
 import type { Scenario, SimClock, SimStats } from './types.js';
@@ -25,6 +25,11 @@ export interface StartOptions {
   host?: string;
   /** Time source for quota windows, RPD days and stats. @default performance.timeOrigin + performance.now() */
   clock?: SimClock;
+  /**
+   * Compress API answers with the first of these codings the request's Accept-Encoding accepts, as the real API
+   * does for clients that ask (gzip). @default [] (never: compression costs the simulator CPU per request)
+   */
+  compress?: readonly ContentCoding[];
 }
 
 /** The default clock: epoch ms, monotonic within the process (never jumps back with wall-clock changes). */
@@ -39,7 +44,7 @@ export async function startSimulator(scenario: Scenario, options: StartOptions =
   // Build the tokenizer (~0.4 s of CPU) before accepting connections, so the first request is not the one that waits.
   warmTokenizer();
   const engine = new SimEngine(scenario, options.clock ?? monotonicClock);
-  const running = await startHttpServer(engine, host, options.port ?? 0);
+  const running = await startHttpServer(engine, host, options.port ?? 0, options.compress ?? []);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${urlHost}:${running.port}`,
