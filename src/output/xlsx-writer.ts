@@ -6,10 +6,11 @@
  */
 import { once } from 'node:events';
 import type fs from 'node:fs';
-import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { UsageError } from '../errors.js';
 import { escapeFormula, needsFormulaEscape } from './escape-formula.js';
+import { needsDrain, quotePrefixStyle, sheetEntryStream } from './exceljs-internals.js';
+
 import { openTempFile, publishTempFile, removeTempFile, writeFailed } from './output-file.js';
 import type { OutputSpec, OutputWriter } from './output-writer.js';
 import { checkCellCount } from './text-writer.js';
@@ -183,14 +184,11 @@ class XlsxWriter implements OutputWriter {
    * Waits while the sheet's zip entry or the file has a backlog. exceljs's sheet stream never pushes back: it writes
    * whatever it is given into the zip entry's stream (archiver's readable-stream PassThrough, consumed at deflate's
    * pace), so a fast producer would pile the sheet's XML up in memory (about 240 bytes a row). That stream is reached
-   * through exceljs 4.4's internals (the sheet stream's `pipes`); if they change, this only yields to the event loop.
+   * through exceljs's internals (./exceljs-internals.ts); if they change, this only yields to the event loop.
    */
   private async backpressure(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const internals = this.sheet as unknown as { stream?: { pipes?: unknown } };
-    const pipes = internals.stream?.pipes;
-    const entry = Array.isArray(pipes) ? (pipes[0] as Writable | undefined) : undefined;
-    for (const stream of [entry, this.stream]) {
+    for (const stream of [sheetEntryStream(this.sheet), this.stream]) {
       while (stream && needsDrain(stream) && this.failure === undefined && !stream.destroyed) await once(stream, 'drain');
     }
   }
@@ -230,43 +228,6 @@ function cutToCellLimit(text: string): string {
 
 /** The font of the header row. */
 const HEADER_FONT: Partial<ExcelJS.Font> = { bold: true };
-
-/** What {@link quotePrefixStyle} uses of exceljs 4.4's style manager (`WorkbookWriter.styles`, a StylesXform). */
-interface ExcelJsStyleManager {
-  addStyleModel(model: Partial<ExcelJS.Style>, cellType?: ExcelJS.ValueType): number;
-  model: { styles: unknown[] };
-  weakMap: WeakMap<object, number>;
-}
-
-/**
- * A cell style with `quotePrefix="1"` on its `xf` (ECMA-376 Part 1, §18.8.45): what Excel sets when a user types
- * `'=x`. The cell shows its text unchanged, and Excel keeps it text when the cell is edited instead of turning it
- * into a formula. exceljs 4.4 has no such style property (its StyleXform writes number format, font, fill, border,
- * alignment and protection only), so the `xf` is added to its style manager as XML: the manager's own `xf` for
- * `base` with the attribute added, appended to `model.styles` (the `cellXfs` written at commit), and the returned
- * style object is entered in the manager's cache (`weakMap`), which `addStyleModel` consults before anything else
- * when a cell with that style is written.
- * @returns the style to give cells, or undefined when those internals are not as expected (the caller then
- *   prefixes the text with `'`).
- */
-export function quotePrefixStyle(workbook: ExcelJS.stream.xlsx.WorkbookWriter, base: Partial<ExcelJS.Style>): Partial<ExcelJS.Style> | undefined {
-  const styles = (workbook as unknown as { styles?: Partial<ExcelJsStyleManager> }).styles;
-  if (typeof styles?.addStyleModel !== 'function' || !Array.isArray(styles.model?.styles) || !(styles.weakMap instanceof WeakMap)) {
-    return undefined;
-  }
-  const baseXml = styles.model.styles[styles.addStyleModel({ ...base }, ExcelJS.ValueType.RichText)];
-  if (typeof baseXml !== 'string' || !/^<xf\s[^>]*\/>$/.test(baseXml) || baseXml.includes('quotePrefix')) return undefined;
-  const style: Partial<ExcelJS.Style> = {};
-  styles.weakMap.set(style, styles.model.styles.length);
-  styles.model.styles.push(baseXml.replace(/\s*\/>$/, ' quotePrefix="1"/>'));
-  return style;
-}
-
-/** True when a writable (Node's, or readable-stream 2's, which lacks `writableNeedDrain`) asked for 'drain'. */
-function needsDrain(stream: Writable): boolean {
-  const legacy = stream as unknown as { _writableState?: { needDrain?: boolean } };
-  return stream.writableNeedDrain ?? legacy._writableState?.needDrain === true;
-}
 
 /** An inline rich-text cell; null (no cell at all) for an empty one. */
 function inline(text: string): Cell | null {

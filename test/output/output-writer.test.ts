@@ -7,7 +7,8 @@ import { GeminiBatchError, UsageError } from '../../src/errors.js';
 import { escapeFormula, needsFormulaEscape } from '../../src/output/escape-formula.js';
 import { createOutputWriter, defaultOutputPath, outputFormatFor } from '../../src/output/create-output-writer.js';
 import type { OutputFormat, OutputSpec } from '../../src/output/output-writer.js';
-import { quotePrefixStyle, XLSX_MAX_CELL_CHARS } from '../../src/output/xlsx-writer.js';
+import { quotePrefixStyle } from '../../src/output/exceljs-internals.js';
+import { XLSX_MAX_CELL_CHARS } from '../../src/output/xlsx-writer.js';
 import { openInput } from '../../src/input/open-input.js';
 import { quotePrefixedCells, readBack, readSheet, readXlsxXml } from './read-back.js';
 
