@@ -25,12 +25,12 @@ describe('where answers come from is part of the job (issue 11 item 1)', () => {
     expect(real.code).toBe(2);
     expect(real.stderr).toContain('answers came from the built-in simulator (--simulate: made-up answers); this run would send to the Gemini API at 127.0.0.1:9');
     expect(real.stderr).toContain('--restart');
-    expect(real.stdout).not.toContain('already done');
+    expect(real.stdout).not.toContain('kept from earlier runs');
   });
 
   it('the simulator resumes its own job', async () => {
     const again = await runMain([...args, '--simulate'], { cwd: dir });
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain('20 already done, 0 to send');
+    expect(again.stdout).toContain('20 rows: 20 kept from earlier runs, 0 to send');
   });
 });
