@@ -73,6 +73,9 @@ describe('a changed input resumes by row fingerprint (issue 12)', () => {
     writeInput('rows.csv', after);
 
     const sent = await requests();
+    const plan = await runMain(['plan', 'rows.csv', '--prompt', 'Summarize: {{text}}', '--base-url', sim.url], { cwd: dir, env: { GEMINI_API_KEY: KEY } });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('the input changed since the last run: 38 rows keep their answers, 4 have none yet');
     const resumed = await classify('rows.csv');
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     // Sent: the edited row, the two inserted ones, the third copy.
