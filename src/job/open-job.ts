@@ -191,6 +191,6 @@ function sameReading(stored: Manifest, current: Manifest): boolean {
 function changeNote(what: string, before: string, after: string, r: Reconciled): string {
   const parts = [`${formatCount(r.kept)} ${r.kept === 1 ? 'row keeps its answer' : 'rows keep their answers'} (matched by their prompt inputs)`];
   parts.push(`${formatCount(r.unanswered)} ${r.unanswered === 1 ? 'row has' : 'rows have'} none yet (new, edited or not sent before)`);
-  if (r.removed > 0) parts.push(`${formatCount(r.removed)} ${r.removed === 1 ? 'answer belongs' : 'answers belong'} to rows no longer in the input and ${r.removed === 1 ? 'leaves' : 'leave'} the job`);
+  if (r.removed > 0) parts.push(r.removed === 1 ? '1 answer belongs to a row no longer in the input and leaves the job' : `${formatCount(r.removed)} answers belong to rows no longer in the input and leave the job`);
   return `${what} (sha256 ${before.slice(0, 4)}… → ${after.slice(0, 4)}…): ${parts.join('; ')}`;
 }

@@ -66,14 +66,14 @@ export interface InputMatch extends InputPass {
 
 /**
  * Matches the input's rows to the journal's entries by fingerprint, reading only (`plan` uses it as is).
- * Cost: one pass over the input hashing each row's prompt inputs, one pread of each entry's head; memory about
+ * Cost: one pass over the input hashing each row's prompt inputs, one sequential read of the journal; memory about
  * 34 bytes per entry and 4 per row.
  * @param fingerprint the fingerprint of a row's cells, as the journal's entries were written with.
  * @throws InputError from reading the input.
  */
 export async function matchInput(source: InputSource, journal: Journal, fingerprint: (cells: readonly string[]) => string): Promise<InputMatch> {
   const matcher = new RowMatcher(journal.size);
-  for (const row of journal.rows()) matcher.add(journal.fingerprint(row) as string, row);
+  journal.forEachLatest((row, _line, fp) => matcher.add(fp, row));
   let from = new Int32Array(1024);
   let records = 0;
   let kept = 0;
@@ -103,6 +103,13 @@ export async function matchInput(source: InputSource, journal: Journal, fingerpr
 export async function reconcileInput(source: InputSource, journal: Journal, fingerprint: (cells: readonly string[]) => string): Promise<Reconciled> {
   const m = await matchInput(source, journal, fingerprint);
   const rewritten = m.moved || m.removed > 0;
-  const current = rewritten ? await rewriteJournal(journal, m.from, m.records) : journal;
+  let current = journal;
+  if (rewritten) {
+    let highest = -1;
+    for (const row of journal.rows()) highest = row;
+    const to = new Int32Array(highest + 1).fill(-1);
+    for (let row = 0; row < m.records; row++) if (m.from[row]! >= 0) to[m.from[row]!] = row;
+    current = await rewriteJournal(journal, to);
+  }
   return { journal: current, records: m.records, checkpoints: m.checkpoints, kept: m.kept, unanswered: m.unanswered, removed: m.removed, rewritten };
 }

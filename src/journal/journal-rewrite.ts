@@ -15,15 +15,16 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 const ROW_PREFIX = Buffer.from('{"row":', 'latin1');
 
 /**
- * Writes a new journal in which row `i` holds the latest entry of row `from[i]` of `journal` (nothing when
- * `from[i]` < 0), for i below `count`, and replaces the file with it atomically: an exclusive temporary file beside
- * it, fdatasync, rename, directory fsync. A crash leaves the old journal or the new one, whole. Closes `journal`.
- * Memory: one 4 MiB buffer, whatever the journal's size.
+ * Writes a new journal in which the latest entry of each row `r` of `journal` becomes the entry of row `to[r]`
+ * (left out when `to[r]` is -1 or past the array), and replaces the file with it atomically: an exclusive temporary
+ * file beside it, fdatasync, rename, directory fsync. A crash leaves the old journal or the new one, whole. Closes
+ * `journal`. One sequential read of the old file and one sequential write of the new, in the old file's order (a
+ * journal's lines need not be in row order); memory: 4 MiB buffers, whatever the journal's size.
  * @returns the new journal, open (same options).
  * @throws GeminiBatchError code `JOURNAL_WRITE_FAILED` (exit 3) when the new file cannot be written; the old journal
  *   is then left in place, closed.
  */
-export async function rewriteJournal(journal: Journal, from: Int32Array, count: number): Promise<Journal> {
+export async function rewriteJournal(journal: Journal, to: Int32Array): Promise<Journal> {
   const temp = temporaryPathFor(journal.file);
   try {
     const fd = fs.openSync(temp, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | O_NOFOLLOW, 0o666);
@@ -35,11 +36,9 @@ export async function rewriteJournal(journal: Journal, from: Int32Array, count: 
         while (done < used) done += fs.writeSync(fd, buf, done, used - done);
         used = 0;
       };
-      for (let row = 0; row < count; row++) {
-        const old = from[row] ?? -1;
-        if (old < 0) continue;
-        const line = journal.line(old);
-        if (!line) continue;
+      journal.forEachLatest((old, line) => {
+        const row = to[old] ?? -1;
+        if (row < 0) return;
         const rest = afterRowId(line);
         const head = `{"row":${row}`;
         const size = head.length + (line.length - rest) + 1;
@@ -50,7 +49,7 @@ export async function rewriteJournal(journal: Journal, from: Int32Array, count: 
         used += buf.write(head, used, 'latin1');
         used += line.copy(buf, used, rest);
         buf[used++] = 0x0a;
-      }
+      });
       flush();
       fs.fdatasyncSync(fd);
     } finally {

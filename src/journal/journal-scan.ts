@@ -122,3 +122,36 @@ export function readBytes(fd: number, offset: number, length: number): Buffer {
   }
   return buf.subarray(0, done);
 }
+
+/**
+ * Calls `visit(buf, start, end, offset)` for every whole line of the file open on `fd`, up to byte `size`, in order:
+ * the line is `buf[start, end)` without its newline and starts at byte `offset` of the file. Reads 4 MiB chunks
+ * sequentially (a longer line grows the buffer); `buf` is reused between calls.
+ * @throws the fs error when reading fails.
+ */
+export function forEachLine(fd: number, size: number, visit: (buf: Buffer, start: number, end: number, offset: number) => void): void {
+  let buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  let bufStart = 0;
+  let filled = 0;
+  while (bufStart + filled < size) {
+    const n = fs.readSync(fd, buf, filled, Math.min(buf.length - filled, size - bufStart - filled), bufStart + filled);
+    if (n === 0) break;
+    filled += n;
+    let p = 0;
+    for (;;) {
+      const nl = buf.indexOf(NEWLINE, p);
+      if (nl < 0 || nl >= filled) break;
+      visit(buf, p, nl, bufStart + p);
+      p = nl + 1;
+    }
+    if (p === 0 && filled === buf.length) {
+      const bigger = Buffer.allocUnsafe(buf.length * 2);
+      buf.copy(bigger, 0, 0, filled);
+      buf = bigger;
+    } else if (p > 0) {
+      buf.copy(buf, 0, p, filled);
+      bufStart += p;
+      filled -= p;
+    }
+  }
+}

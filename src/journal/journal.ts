@@ -12,7 +12,7 @@ import { ExitCode, GeminiBatchError, InputError, UsageError } from '../errors.js
 import type { RowStatus } from '../row-status.js';
 import type { JournalEntry } from './journal-entry.js';
 import { JournalIndex, type JournalTotals } from './journal-index.js';
-import { readBytes, scanJournal } from './journal-scan.js';
+import { forEachLine, readBytes, scanJournal } from './journal-scan.js';
 import { O_NOFOLLOW } from '../files/atomic-file.js';
 import { syncDirectory } from '../files/sync-directory.js';
 import {
@@ -183,30 +183,23 @@ export class Journal {
   }
 
   /**
-   * The bytes of the row's latest line, without its newline (one pread); undefined when it has none.
-   * For copying entries as they are (./journal-rewrite.ts).
+   * Calls `visit(row, line, fp)` for the latest entry of every row, in file order, reading the file sequentially in
+   * 4 MiB chunks (one pass, no pread per row): `line` holds the line's bytes without its newline and is valid only
+   * during the call; `fp` is the entry's fingerprint. For passes over every entry (../job/reconcile-input.ts).
+   * @throws InputError code `JOURNAL_CORRUPT` when a latest line no longer parses (the file was changed under us).
    */
-  line(row: number): Buffer | undefined {
+  forEachLatest(visit: (row: number, line: Buffer, fp: string) => void): void {
     this.assertOpen();
-    if (this.index.code(row) === 0) return undefined;
-    return readBytes(this.fd, this.index.offset(row), this.index.length(row));
-  }
-
-  /**
-   * The `fp` of the row's latest entry, read from the line's first bytes without parsing the whole line; undefined
-   * when the row has no entry.
-   * @throws InputError code `JOURNAL_CORRUPT` when the line no longer parses.
-   */
-  fingerprint(row: number): string | undefined {
-    this.assertOpen();
-    if (this.index.code(row) === 0) return undefined;
-    const length = this.index.length(row);
-    const head = readBytes(this.fd, this.index.offset(row), Math.min(length, 320));
-    const h = this.head;
-    const start = parseLineHead(head, 0, head.length, h) ? h.end : -1;
-    const end = start < 0 ? -1 : head.indexOf(0x22, start);
-    if (end < 0 || head.subarray(start, end).includes(0x5c)) return this.get(row)?.fp; // escaped or long: parse it all
-    return head.toString('latin1', start, end);
+    const h = newLineHead();
+    forEachLine(this.fd, this.end, (buf, start, end, offset) => {
+      if (!parseLineHead(buf, start, end, h)) return;
+      if (this.index.code(h.row) === 0 || this.index.offset(h.row) !== offset) return; // superseded
+      const quote = buf.indexOf(0x22, h.end);
+      const raw = quote < 0 || quote > end ? undefined : buf.subarray(h.end, quote);
+      const fp = raw && !raw.includes(0x5c) ? raw.toString('latin1') : this.get(h.row)?.fp;
+      if (fp === undefined) throw new InputError('JOURNAL_CORRUPT', { file: this.file }, `the entry of row ${h.row} at byte ${offset} has no fingerprint`);
+      visit(h.row, buf.subarray(start, end), fp);
+    });
   }
 
   /** The options the journal was opened with (to reopen it alike). */
