@@ -17,7 +17,7 @@ export interface RowTokens {
 export interface JournalEntry {
   /** Row id: `InputRecord.index`. */
   row: number;
-  /** `InputRecord.fingerprint` of the row when it was sent. */
+  /** The fingerprint of the row's prompt inputs when it was sent (../job/answer-fingerprint.ts): what ties the entry to its row. */
   fp: string;
   /** Final status; never `pending` (a pending row has no entry). */
   status: Exclude<RowStatus, 'pending'>;
