@@ -65,6 +65,25 @@ async function sh(command, options = {}) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** `command` as typed in a terminal 120 columns wide (util-linux `script` gives it a pseudo-terminal). */
+const inTerminal = (command) => `script -qfec ${shellQuote(`stty cols 120 rows 40; ${command}`)} /dev/null`;
+const shellQuote = (text) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/** The progress bar's frames in what a terminal received: each redraw, without colour and cursor codes. */
+function barFrames(output) {
+  return output
+    .replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '\n')
+    .split(/[\r\n]+/)
+    .map((line) => line.trimEnd())
+    .filter((line) => /\d+\/\d+ rows/.test(line) && line.includes('|'));
+}
+
+/** Seconds of `1h02m`, `4m05s`, `45s`. */
+function seconds(text) {
+  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text ?? '');
+  return m && text ? Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0) : NaN;
+}
+
 function check(name, ok, detail = '') {
   results.push({ name, ok });
   console.log(`${ok ? 'PASS' : 'FAIL'}  ${name}${detail ? `\n      ${detail.replace(/\n/g, '\n      ')}` : ''}`);
@@ -165,13 +184,30 @@ else {
   check(`README: ${simulate}`, ready && runLine.startsWith('npx gemini-batch classify'), `banner: ${server.stdout.split('\n').slice(0, 2).join('\n')}`);
   check('the banner shows keys by alias and last 4 characters only', ready && !server.stdout.includes('sim-free-key-1') && /key free-1 …ey-1/.test(server.stdout), lineOf(server.stdout, /key free-1/).trim());
   check("the README's classify command is the banner's run: line", runLine === readmeClassify, `README: ${readmeClassify}\nbanner: ${runLine}`);
-  const r = await sh(runLine);
+  // Pasted into a terminal 120 columns wide, so that the progress bar is drawn as a user sees it.
+  const r = await sh(inTerminal(runLine));
   const out = path.join(clone, 'sim-trial.csv');
   const rows = existsSync(out) ? csvRows(out).rows : [];
   check(
     `the banner's run: line, pasted: ${runLine}`,
     r.code === 0 && rows.length === 20 && rows.every((row) => row.status === 'ok') && number(r.stdout, /429s: (\d+)/) > 0 && r.seconds < 240,
     `exit ${r.code} in ${r.seconds.toFixed(0)} s; ${lineOf(r.stdout, /^requests:/)}; ${rows.length} rows, ${rows.filter((row) => row.status === 'ok').length} ok; ${lineOf(r.stdout, /learned|quotaValue/).trim()}`,
+  );
+  // The progress bar of that run (issue 12, "Progress and status"; src/report/progress-line.ts).
+  const frames = barFrames(r.stdout);
+  const tooWide = frames.filter((f) => [...f].length > 119);
+  const cutCost = frames.filter((f) => /\$[\d.]*$/.test(f) && !/\$\d+\.\d{2,4}$/.test(f));
+  check(
+    'the progress bar fits 120 columns and never cuts a number (the cost)',
+    frames.length > 0 && tooWide.length === 0 && cutCost.length === 0,
+    `${frames.length} frames; widest ${Math.max(0, ...frames.map((f) => [...f].length))} columns; last: ${frames.at(-1) ?? '(none)'}`,
+  );
+  const paused = frames.filter((f) => /429 pause (\S+)/.test(f));
+  const etaShort = paused.filter((f) => seconds(/ETA (\S+)/.exec(f)?.[1]) < seconds(/429 pause (\S+)/.exec(f)?.[1]));
+  check(
+    'during a 429 pause the bar says so, and its ETA is never shorter than the pause',
+    paused.length > 0 && etaShort.length === 0,
+    `${paused.length} frames in a pause; e.g. ${paused[Math.floor(paused.length / 2)] ?? '(none)'}${etaShort.length ? `\nETA shorter than the pause: ${etaShort[0]}` : ''}`,
   );
   server.interrupt();
   const stopped = await server.done;
@@ -221,6 +257,26 @@ const cli = 'npx gemini-batch';
   check('--answer-column names it', r.code === 0 && named.header.includes('summary'), `columns: ${named.header.join(',')}`);
   r = await sh(`${cli} classify ${notes} --prompt 'Money? {{note}}' --labels yes,no --simulate -o ${path.join(work, 'escaped.csv')} --job-dir ${path.join(work, 'labels.gemini-batch')}`);
   check('formula escaping: the summary counts the cells and names --no-escape-formulas', r.code === 0 && /formulas: 2 cells begin with/.test(r.stdout) && r.stdout.includes('--no-escape-formulas'), lineOf(r.stdout, /^formulas:/));
+}
+
+// 7b. Failed rows on the progress bar: a scenario whose '#broken' rows always get a 500.
+{
+  writeFileSync(
+    path.join(work, 'broken.json'),
+    JSON.stringify({
+      acceptAnyKey: true,
+      defaultProject: 'p',
+      projects: [{ id: 'p', keys: [], limits: { '*': { rpm: 100000, tpm: 100000000 } } }],
+      latency: { medianMs: 300, p99Ms: 600 },
+      scripts: [{ match: '#broken', responses: [{ kind: 'error', status: 500, delayMs: 300 }] }],
+    }),
+  );
+  const lines = Array.from({ length: 120 }, (_, i) => `${i},${i % 10 === 3 ? '#broken ' : ''}ticket ${i}`);
+  writeFileSync(path.join(work, 'tickets.csv'), `id,text\n${lines.join('\n')}\n`);
+  const r = await sh(inTerminal(`${cli} classify ${path.join(work, 'tickets.csv')} --prompt '{{text}}' --labels a,b --simulate --simulate-config ${path.join(work, 'broken.json')} --max-attempts 2`));
+  const frames = barFrames(r.stdout);
+  const last = frames.at(-1) ?? '';
+  check('the progress bar counts failed rows apart from the rows done', /\d+\/120 rows · \d+ failed/.test(last) && / failed 12\b/.test(r.stdout), `last frame: ${last}\n${lineOf(r.stdout, /^rows: /).trim()}`);
 }
 
 // 8. plan.
@@ -294,6 +350,44 @@ const cli = 'npx gemini-batch';
     'a double Ctrl-C quits at once and prints the resume command too',
     handled && interrupted(quit) && /^quit at once \(second Ctrl-C\)/m.test(quit.stdout) && /resume with: npx gemini-batch classify/.test(quit.stdout),
     `${lineOf(quit.stdout, /^quit at once/)}; ${quit.signal ?? `exit ${quit.code}`}; ${lineOf(quit.stdout, /^resume with/)}`,
+  );
+}
+
+// 10. A changed input resumes by row fingerprint; a run stopped with exit 2 after requests keeps an earlier output.
+{
+  const rows = (n, edit = () => undefined) => {
+    const lines = ['id,text'];
+    for (let i = 0; i < n; i++) lines.push(edit(i) ?? `${i},ticket ${i} about a parcel`);
+    return `${lines.join('\n')}\n`;
+  };
+  const file = path.join(work, 'changing.csv');
+  writeFileSync(file, rows(40));
+  const command = `${cli} classify ${file} --prompt 'Ticket: {{text}}' --labels late,other --simulate`;
+  const first = await sh(command);
+  const before = existsSync(path.join(work, 'changing.classified.csv')) ? csvRows(path.join(work, 'changing.classified.csv')).rows : [];
+  // Row 5 edited, a row inserted after row 10, row 30 removed.
+  const lines = rows(40, (i) => (i === 5 ? '5,ticket 5 about a refund' : undefined)).trimEnd().split('\n');
+  lines.splice(12, 0, '40,a brand new ticket');
+  lines.splice(lines.indexOf('30,ticket 30 about a parcel'), 1);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const second = await sh(command);
+  const after = existsSync(path.join(work, 'changing.classified.csv')) ? csvRows(path.join(work, 'changing.classified.csv')).rows : [];
+  const byId = new Map(before.map((row) => [row.id, row.label]));
+  const keptSame = after.filter((row) => row.id !== '5' && row.id !== '40').every((row) => byId.get(row.id) === row.label);
+  check(
+    'a changed input resumes by row fingerprint: unchanged rows keep their answers, the edited and new rows are sent, the removed one leaves, with the counts',
+    first.code === 0 && second.code === 0 && number(second.stdout, /requests: (\d+)/) === 2 && after.length === 40 && !after.some((row) => row.id === '30') && keptSame && /chang/.test(second.stdout),
+    `exit ${second.code}; ${lineOf(second.stdout, /chang/).trim()}; ${lineOf(second.stdout, /^requests:/)}; ${after.length} output rows`,
+  );
+
+  const out = path.join(work, 'changing.classified.csv');
+  const earlier = existsSync(out) ? readFileSync(out) : Buffer.alloc(0);
+  const refused = await sh(`${cli} classify ${file} --prompt 'Ticket: {{text}}' --labels late,other --simulate --model gemini-9-nonexistent --job-dir ${path.join(work, 'refused.gemini-batch')} -o ${out}`);
+  const unchanged = existsSync(out) && readFileSync(out).equals(earlier);
+  check(
+    'a run stopped with exit 2 after some requests does not replace an earlier output file',
+    refused.code === 2 && unchanged && earlier.length > 0,
+    `exit ${refused.code}; ${tail(refused.stderr + refused.stdout, 2)}; output ${unchanged ? 'unchanged' : 'REPLACED'}`,
   );
 }
 
