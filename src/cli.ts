@@ -41,7 +41,7 @@ function classifyOptions(cmd: Command, forPlan = false): Command {
     new Option('--base-url <url>', 'API endpoint (also GOOGLE_GEMINI_BASE_URL)'),
     new Option('--simulate', 'run against the built-in Gemini simulator, in-process; no key needed'),
     new Option('--simulate-config <scenario.json>', 'the simulator scenario (quotas, faults) for --simulate'),
-    new Option('--timeout <s>', 'per-request timeout in seconds (default 60)'),
+    new Option('--timeout <s>', 'per-request timeout in seconds (default: 60, or 3× the longest recent answer, doubling after a timeout, up to 600)'),
     new Option('--max-attempts <n>', 'requests per row at most (default 8)'),
     new Option('--retry-errors', 'on resume, send rows that ended failed, blocked, invalid_label or invalid_output again'),
     new Option('--restart', "discard the job directory's results and start over"),

@@ -83,8 +83,8 @@ export interface ClassifyConfig {
   baseUrl: string | undefined;
   simulate: boolean;
   simulateConfig: string | undefined;
-  /** Per-request timeout, ms. */
-  timeoutMs: number;
+  /** Per-request timeout (--timeout), ms; undefined: adaptive (schedule/request-timeout.ts). */
+  timeoutMs: number | undefined;
   maxAttempts: number;
   retryErrors: boolean;
   restart: boolean;
@@ -219,8 +219,9 @@ function tierOption(value: string | undefined): Tier | undefined {
   throw new UsageError('OPTION_INVALID', `--tier must be free, 1, 2 or 3 (the usage tier of the quota project, shown in AI Studio), got ${JSON.stringify(value)}.`);
 }
 
-/** --timeout in seconds (> 0) → ms. */
-function timeoutMs(value: string | undefined): number {
+/** --timeout in seconds (> 0) → ms; undefined when not given (adaptive, at least {@link DEFAULT_TIMEOUT_S}). */
+function timeoutMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
   const seconds = nonNegativeNumber('--timeout', value) ?? DEFAULT_TIMEOUT_S;
   if (seconds <= 0) throw new UsageError('OPTION_INVALID', `--timeout must be a number of seconds above 0, got ${JSON.stringify(value)}.`);
   return Math.round(seconds * 1000);

@@ -50,24 +50,34 @@ export interface GenerateAnswer {
   usage: AnswerUsage;
 }
 
+/** How one request is sent. */
+export interface GenerateOptions {
+  /** Aborts the request (job interrupted); it then rejects with CancelledFailure. */
+  signal?: AbortSignal;
+  /**
+   * Told when the request's bytes were handed to the operating system (the scheduler bounds its arrival from it); a
+   * caller that cannot tell never calls it.
+   */
+  onUploaded?: UploadListener;
+  /** Abort after this many ms without an answer (TimeoutFailure); default the client's `timeoutMs`. */
+  timeoutMs?: number;
+}
+
 /** Anything that can answer a {@link GenerateRequest}; tests and benchmarks may pass their own. */
 export interface GeminiCaller {
   /**
    * Sends one request.
-   * @param signal aborts the request (job interrupted); it then rejects with CancelledFailure.
-   * @param onUploaded told when the request's bytes were handed to the operating system (the scheduler bounds its
-   *   arrival from it); a caller that cannot tell never calls it.
    * @throws ApiFailure subclasses only (RateLimitFailure, ServerFailure, ConnectionFailure, TimeoutFailure, KeyFailure,
    *   ModelFailure, RequestFailure, CancelledFailure).
    */
-  generate(request: GenerateRequest, signal?: AbortSignal, onUploaded?: UploadListener): Promise<GenerateAnswer>;
+  generate(request: GenerateRequest, options?: GenerateOptions): Promise<GenerateAnswer>;
 }
 
 export interface GeminiClientOptions {
   apiKey: string;
   /** API endpoint, e.g. the simulator's `http://127.0.0.1:PORT`; default the SDK's (env GOOGLE_GEMINI_BASE_URL, then Google). */
   baseUrl?: string;
-  /** Abort a request that has not answered after this many ms (--timeout). */
+  /** Abort a request that has not answered after this many ms, unless the request says otherwise (--timeout). */
   timeoutMs: number;
 }
 
@@ -78,13 +88,13 @@ export function createGeminiClient(options: GeminiClientOptions): GeminiCaller {
     httpOptions: { ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}), fetch: httpTransport },
   });
   return {
-    async generate(request, signal, onUploaded) {
+    async generate(request, { signal, onUploaded, timeoutMs = options.timeoutMs } = {}) {
       const controller = new AbortController();
       let abortReason: AbortReason | undefined;
       const timer = setTimeout(() => {
-        abortReason = { kind: 'timeout', timeoutMs: options.timeoutMs };
+        abortReason = { kind: 'timeout', timeoutMs };
         controller.abort();
-      }, options.timeoutMs);
+      }, timeoutMs);
       const onCancel = () => {
         abortReason ??= { kind: 'cancel' };
         controller.abort();

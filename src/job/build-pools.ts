@@ -9,6 +9,7 @@ import { createGeminiClient } from '../gemini/gemini-client.js';
 import { startingLimitsFor, type StartingLimits } from '../plan/starting-limits.js';
 import type { KeyPool, ProjectGate } from '../schedule/dispatcher.js';
 import { ProjectLimiter } from '../schedule/project-limiter.js';
+import { DEFAULT_TIMEOUT_MS } from '../schedule/request-timeout.js';
 import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
 import { RateLimitPolicy, type Notice } from '../schedule/rate-limit-policy.js';
 import type { Endpoint } from './endpoint.js';
@@ -61,7 +62,7 @@ export function buildPools(
   const pools: KeyPool[] = keys.map((key) => ({
     alias: key.alias,
     project: key.project,
-    client: createGeminiClient({ apiKey: key.value, ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}), timeoutMs: config.timeoutMs }),
+    client: createGeminiClient({ apiKey: key.value, ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}), timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS }),
     maxInFlight: config.workersPerKey,
   }));
   return { gates, pools, onKeyRefused };

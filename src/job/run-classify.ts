@@ -124,6 +124,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     onNotice: notify,
     onKeyRefused,
     maxAttempts: config.maxAttempts,
+    timeoutMs: config.timeoutMs,
     // The in-process simulator holds the server's end of every connection in this process too.
     fdsPerRequest: config.simulate ? 2 : 1,
   });

@@ -13,7 +13,7 @@
  * - Each time it stops sending, the dispatcher records what holds it back (./binding.ts).
  */
 import { setMaxListeners } from 'node:events';
-import { CancelledFailure, ConnectionFailure, KeyFailure, RateLimitFailure, type ApiFailure } from '../gemini/api-failures.js';
+import { CancelledFailure, ConnectionFailure, KeyFailure, RateLimitFailure, TimeoutFailure, type ApiFailure } from '../gemini/api-failures.js';
 import { classifyFailure } from '../gemini/classify-failure.js';
 import type { GeminiCaller, GenerateAnswer, GenerateRequest } from '../gemini/gemini-client.js';
 import type { RequestVariant } from '../prompt/build-request.js';
@@ -26,6 +26,7 @@ import { LoadGuard } from './load-guard.js';
 import { processCeiling, readFdBudget } from './fd-budget.js';
 import type { LimiterWait, ProjectLimiter, Reservation } from './project-limiter.js';
 import type { Notice, RateLimitOutcome, RateLimitPolicy } from './rate-limit-policy.js';
+import { RequestTimeout } from './request-timeout.js';
 import { RetryQueue } from './retry-queue.js';
 import type { TokenEstimator } from './token-estimator.js';
 import type { RowOutcome, Verdict, WorkItem } from './work-item.js';
@@ -77,6 +78,8 @@ export interface DispatcherOptions {
   maxAttempts: number;
   /** How long a stop waits for requests in flight before aborting them, ms. */
   stopGraceMs?: number;
+  /** --timeout in ms; undefined: adaptive (./request-timeout.ts). */
+  timeoutMs?: number | undefined;
   /**
    * File descriptors each request in flight holds: 1 over the network, 2 when the server runs in this process
    * (--simulate). Sets the process's ceiling on requests in flight (./fd-budget.ts). Default 1.
@@ -125,6 +128,7 @@ export class Dispatcher {
   readonly #health: EndpointHealth;
   readonly #binding: BindingMeter;
   readonly #loadGuard: LoadGuard | null;
+  readonly #timeout: RequestTimeout;
   readonly #retries = new RetryQueue();
   readonly #fresh: WorkItem[] = [];
   readonly #abort = new AbortController();
@@ -179,6 +183,7 @@ export class Dispatcher {
     this.#health = new EndpointHealth(now);
     this.#binding = new BindingMeter(now);
     this.#loadGuard = options.loadGuard === undefined ? new LoadGuard() : options.loadGuard;
+    this.#timeout = new RequestTimeout(options.timeoutMs);
   }
 
   /** Sends every row; resolves when all rows finished or the run stopped. Rejects only if the row source throws. */
@@ -437,16 +442,23 @@ export class Dispatcher {
     const request = this.#o.buildRequest(item.cells, item.variant);
     let answer: GenerateAnswer;
     try {
-      answer = await pool.client.generate(request, this.#abort.signal, (timing) => {
-        gate.limiter.arrived(reservation, arrivalBound(timing));
-        this.#soon();
+      answer = await pool.client.generate(request, {
+        signal: this.#abort.signal,
+        onUploaded: (timing) => {
+          gate.limiter.arrived(reservation, arrivalBound(timing));
+          this.#soon();
+        },
+        timeoutMs: this.#timeout.ms,
       });
     } catch (error) {
       gate.limiter.refund(reservation, Date.now());
-      this.#onFailure(item, pool, gate, reservation, classifyFailure(error));
+      const failure = classifyFailure(error);
+      if (failure instanceof TimeoutFailure) this.#timeout.timedOut(failure.timeoutMs);
+      this.#onFailure(item, pool, gate, reservation, failure);
       return;
     }
     const now = Date.now();
+    this.#timeout.answered(now - reservation.at);
     this.#health.onAnswer(item.row, now);
     gate.limiter.settle(reservation, answer.usage.promptTokenCount, now);
     if (answer.usage.promptTokenCount > 0) this.#o.estimator.observe(item.features, answer.usage.promptTokenCount);

@@ -10,8 +10,8 @@
 import { ConnectionFailure, RequestFailure, ServerFailure, TimeoutFailure, type ApiFailure } from '../gemini/api-failures.js';
 
 /**
- * Connection failures in a row, with no HTTP answer since the start, after which the endpoint counts as unreachable
- * (fewer for a job of few rows: two failures per row tried, at least 4).
+ * Connection failures in a row (no connection, reset before an answer; timeouts do not count), with no HTTP answer since
+ * the start, after which the endpoint counts as unreachable (fewer for a job of few rows: two per row tried, at least 4).
  */
 export const UNREACHABLE_AFTER = 16;
 /** The same 4xx refusal this many times in a row, before any success, stops the run: no row can pass. */
@@ -90,7 +90,8 @@ export class EndpointHealth {
       this.#answered = true;
       this.#unansweredInRow = 0;
       this.#unansweredRows.clear();
-    } else if (transient) {
+    } else if (failure instanceof ConnectionFailure) {
+      // Not a timeout: a request that timed out reached something that kept it (slow answers are no outage).
       this.#unansweredInRow++;
       if (!this.#answered) this.#unansweredRows.add(row);
     }

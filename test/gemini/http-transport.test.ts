@@ -57,7 +57,7 @@ describe('httpTransport: upload timing', () => {
       const client = createGeminiClient({ apiKey: 'test-key-1', baseUrl: sim.url, timeoutMs: 5_000 });
       const timings: UploadTiming[] = [];
       let answeredAt = 0;
-      const answer = await client.generate({ model: 'gemini-2.5-flash', prompt: 'Say yes.', config: {} }, undefined, (t) => timings.push(t)).then((a) => {
+      const answer = await client.generate({ model: 'gemini-2.5-flash', prompt: 'Say yes.', config: {} }, { onUploaded: (t) => timings.push(t) }).then((a) => {
         answeredAt = Date.now();
         return a;
       });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { TimeoutFailure } from '../../src/gemini/api-failures.js';
 import { failureForStatus } from '../../src/gemini/classify-failure.js';
 import type { GeminiCaller, GenerateAnswer } from '../../src/gemini/gemini-client.js';
 import { parseRpcStatus } from '../../src/gemini/rpc-status.js';
@@ -30,7 +31,7 @@ function caller(behave: (row: number, nth: number) => 'ok' | Error, latency: num
   const calls: number[] = [];
   return {
     calls,
-    generate(request, _signal, onUploaded) {
+    generate(request, { onUploaded } = {}) {
       const row = Number(request.prompt);
       const nth = (seen.get(row) ?? 0) + 1;
       seen.set(row, nth);
@@ -384,5 +385,25 @@ describe('Dispatcher', () => {
     const end = await settle(run.done);
     expect(end.kind).toBe('done');
     expect([...run.finished.values()].every((o) => o.status === 'ok')).toBe(true);
+  });
+
+  it('answers slower than the default 60 s timeout still come: the timeout follows them (no --timeout given)', async () => {
+    const sent: number[] = [];
+    const slow: GeminiCaller = {
+      generate(_request, { timeoutMs = 60_000 } = {}) {
+        sent.push(timeoutMs);
+        return new Promise((resolve, reject) => {
+          if (timeoutMs < 90_000) setTimeout(() => reject(new TimeoutFailure(timeoutMs)), timeoutMs);
+          else setTimeout(() => resolve(answer('yes')), 90_000);
+        });
+      },
+    };
+    const run = start({ pools: [{ project: 'p', client: slow }], rows: 40, rpm: 600, maxAttempts: 2 });
+    const end = await settle(run.done);
+    expect(end.kind).toBe('done');
+    expect([...run.finished.values()].every((o) => o.status === 'ok')).toBe(true);
+    // After the first timeouts at 60 s, every later request waits 120 s.
+    expect(sent.filter((ms) => ms === 60_000).length).toBeLessThanOrEqual(40);
+    expect(Math.max(...sent)).toBe(120_000);
   });
 });
