@@ -180,6 +180,7 @@ export class Dispatcher {
       processCeiling: ceiling,
       processCeilingReason: reason,
     });
+    for (const gate of options.gates.values()) gate.limiter.setEstimateError(options.estimator.relativeError);
     this.#health = new EndpointHealth(now);
     this.#binding = new BindingMeter(now);
     this.#loadGuard = options.loadGuard === undefined ? new LoadGuard() : options.loadGuard;
@@ -350,7 +351,7 @@ export class Dispatcher {
       return { kind: 'blocked', end: { kind: 'unavailable', reasons: [...new Set(reasons)] } };
     }
     const fits = [...open.values()].filter((g) => !g.limiter.tooLarge(tokens));
-    if (fits.length === 0) return { kind: 'too-large', tokens, limit: Math.max(...[...open.values()].map((g) => g.limiter.tpmTarget)) };
+    if (fits.length === 0) return { kind: 'too-large', tokens, limit: Math.max(...[...open.values()].map((g) => g.limiter.tpmCeiling)) };
 
     let best: { pool: PoolState; gate: ProjectGate; at: number; wait: LimiterWait } | undefined;
     const readyByProject = new Map<string, { at: number; wait: LimiterWait }>();
@@ -461,7 +462,10 @@ export class Dispatcher {
     this.#timeout.answered(now - reservation.at);
     this.#health.onAnswer(item.row, now);
     gate.limiter.settle(reservation, answer.usage.promptTokenCount, now);
-    if (answer.usage.promptTokenCount > 0) this.#o.estimator.observe(item.features, answer.usage.promptTokenCount);
+    if (answer.usage.promptTokenCount > 0) {
+      this.#o.estimator.observe(item.features, answer.usage.promptTokenCount);
+      gate.limiter.setEstimateError(this.#o.estimator.relativeError);
+    }
     gate.policy.onAnswered(now, reservation.at);
     item.attempts++;
     item.usage.input += answer.usage.promptTokenCount;

@@ -53,6 +53,8 @@ export interface Reservation {
   /** Its entries in the RPM and TPM windows, once its arrival is bounded; undefined while it is still sending. */
   rpmEntry: WindowEntry | undefined;
   tpmEntry: WindowEntry | undefined;
+  /** (relative error × tokens)² of its estimate, held in the TPM margin until its promptTokenCount is known. */
+  readonly uncertainty: number;
 }
 
 export interface ProjectLimiterOptions {
@@ -73,6 +75,9 @@ export type Hold =
 
 /** What sets {@link ProjectLimiter.readyAt}: the constraint that holds the next request longest. */
 export type LimiterWait = 'none' | 'rpm' | 'tpm' | 'paused' | 'parked' | 'disabled';
+
+/** Standard deviations of the summed estimate error kept free in the TPM window (2.5: about 1 in 160 exceeds it). */
+export const TPM_MARGIN_Z = 2.5;
 
 /** A rate is judged from at least this much sending, ms; less is too little to say what the server accepted. */
 export const MEANINGFUL_INTERVAL_MS = 15_000;
@@ -99,6 +104,10 @@ export class ProjectLimiter {
   #parkedUntil = 0;
   #parkReason = '';
   #disabledReason: string | undefined;
+  /** Σ (relative error × estimate)² of the requests whose promptTokenCount is not known yet (tokens²). */
+  #uncertainty = 0;
+  /** The token estimator's relative error (./token-estimator.ts). */
+  #estimateError = 0;
   /** Largest reservation seen, tokens: the TPM burst must let one such request through. */
   #largestRequest = 1;
   /** When this run's first request was sent, ms. */
@@ -135,19 +144,37 @@ export class ProjectLimiter {
     this.#reconfigure();
   }
 
-  /** Requests per minute we allow ourselves now (limit × (1 − headroom) × rate scale), ≥ 1. */
+  /**
+   * Requests per minute we pace ourselves to now (limit × (1 − headroom) × rate scale), ≥ 1. The rolling window itself
+   * holds at most {@link rpmCeiling}: a lower rate scale slows the pacing only, so that it takes effect smoothly
+   * instead of stopping all sending until the last minute's requests have left a lowered window.
+   */
   get rpmTarget(): number {
-    return Math.max(1, Math.floor(this.#limits.rpm.value * (1 - this.#headroom) * this.#rateScale));
+    return Math.max(1, Math.floor(this.rpmCeiling * this.#rateScale));
   }
 
-  /** Input tokens per minute we allow ourselves now, ≥ 1. */
+  /** Input tokens per minute we pace ourselves to now, ≥ 1. */
   get tpmTarget(): number {
-    return Math.max(1, Math.floor(this.#limits.tpm.value * (1 - this.#headroom) * this.#rateScale));
+    return Math.max(1, Math.floor(this.tpmCeiling * this.#rateScale));
   }
 
-  /** Requests per minute the limit allows at full rate (limit × (1 − headroom)), whatever 429s did to the rate scale. */
+  /** Requests the rolling window may hold (limit × (1 − headroom)), ≥ 1, whatever 429s did to the rate scale. */
   get rpmCeiling(): number {
     return Math.max(1, Math.floor(this.#limits.rpm.value * (1 - this.#headroom)));
+  }
+
+  /** Input tokens the rolling window may hold (limit × (1 − headroom)), ≥ 1. */
+  get tpmCeiling(): number {
+    return Math.max(1, Math.floor(this.#limits.tpm.value * (1 - this.#headroom)));
+  }
+
+  /**
+   * How far off token estimates may be, as a fraction (the estimator's relative error). The TPM window keeps a margin
+   * of {@link TPM_MARGIN_Z} standard deviations of the summed error of every request whose promptTokenCount is not known
+   * yet: independent errors partly cancel, so the margin grows with the square root of what is in flight, not with it.
+   */
+  setEstimateError(relativeError: number): void {
+    this.#estimateError = Math.max(0, relativeError);
   }
 
   /** The multiplier (0, 1] 429s left on the per-minute rates. */
@@ -165,9 +192,10 @@ export class ProjectLimiter {
   #reconfigure(): void {
     const rpm = this.rpmTarget;
     const tpm = this.tpmTarget;
-    // Burst: one second's worth (a sixth of what a server with a 10 s bucket allows), one request when minimal.
+    // Burst: one second's worth (a sixth of what a server with a 10 s bucket allows), one request when minimal. A TPM
+    // burst lets the largest request seen through, up to what the window may hold.
     const rpmBurst = this.#minimalBurst ? 1 : Math.max(1, Math.floor(rpm / 60));
-    const tpmBurst = Math.max(this.#largestRequest, this.#minimalBurst ? 0 : Math.floor(tpm / 60));
+    const tpmBurst = Math.min(this.tpmCeiling, Math.max(this.#largestRequest, this.#minimalBurst ? 0 : Math.floor(tpm / 60)));
     this.#rpmPacer.configure(rpm, rpmBurst);
     this.#tpmPacer.configure(tpm, tpmBurst);
   }
@@ -206,19 +234,23 @@ export class ProjectLimiter {
   whenReady(tokens: number, now: number): { at: number; wait: LimiterWait } {
     const hold = this.hold(now);
     if (hold && hold.kind !== 'paused') return { at: Infinity, wait: hold.kind };
-    const tpm = this.tpmTarget;
+    const tpm = this.tpmCeiling;
     if (tokens > tpm) return { at: Infinity, wait: 'tpm' };
     const paused = hold?.until ?? now;
-    const rpmAt = Math.max(this.#rpmWindow.earliestFit(1 + this.#rpmSending, this.rpmTarget, now), this.#rpmPacer.earliest(1, now));
-    const tpmAt = Math.max(this.#tpmWindow.earliestFit(tokens + this.#tpmSending, tpm, now), this.#tpmPacer.earliest(tokens, now));
+    const rpmAt = Math.max(this.#rpmWindow.earliestFit(1 + this.#rpmSending, this.rpmCeiling, now), this.#rpmPacer.earliest(1, now));
+    // The margin never makes a request that fits an empty window wait forever: it is capped at what is left.
+    const needed = tokens + this.#tpmSending;
+    const margin = TPM_MARGIN_Z * Math.sqrt(this.#uncertainty + (this.#estimateError * tokens) ** 2);
+    const weight = needed > tpm ? needed : Math.min(tpm, needed + margin);
+    const tpmAt = Math.max(this.#tpmWindow.earliestFit(weight, tpm, now), this.#tpmPacer.earliest(tokens, now));
     const at = Math.max(paused, rpmAt, tpmAt);
     if (at <= now) return { at, wait: 'none' };
     return { at, wait: paused >= rpmAt && paused >= tpmAt ? 'paused' : rpmAt >= tpmAt ? 'rpm' : 'tpm' };
   }
 
-  /** True when a request of `tokens` can never pass this project's TPM target. */
+  /** True when a request of `tokens` can never pass this project's TPM window. */
   tooLarge(tokens: number): boolean {
-    return tokens > this.tpmTarget;
+    return tokens > this.tpmCeiling;
   }
 
   /** Records a request starting now (call only when {@link readyAt} ≤ now); it counts as sending until {@link arrived}. */
@@ -233,7 +265,9 @@ export class ProjectLimiter {
     this.#daily?.increment(this.project, this.model, this.#pacificDay(now));
     this.#rpmSending += 1;
     this.#tpmSending += tokens;
-    return { at: now, tokens, settled: false, rpmEntry: undefined, tpmEntry: undefined };
+    const uncertainty = (this.#estimateError * tokens) ** 2;
+    this.#uncertainty += uncertainty;
+    return { at: now, tokens, settled: false, rpmEntry: undefined, tpmEntry: undefined, uncertainty };
   }
 
   /**
@@ -271,6 +305,7 @@ export class ProjectLimiter {
     if (reservation.tpmEntry === undefined) this.#enterWindows(reservation, Math.max(now, reservation.at), tokens);
     else this.#tpmWindow.reweigh(reservation.tpmEntry, tokens);
     reservation.settled = true;
+    this.#uncertainty = Math.max(0, this.#uncertainty - reservation.uncertainty);
   }
 
   #enterWindows(reservation: Reservation, at: number, tokens: number): void {

@@ -11,10 +11,11 @@
  *
  * A 429 without details is weak evidence: Vertex's shared quota and gateways send them when capacity is short, not only
  * at a limit, and one comes now and then at any rate. So the project pauses briefly (0.5–1 s with equal jitter, doubling
- * for 429s that follow each other, or the server's retryDelay when it gave one), the rate drops moderately relative to
- * the rate actually achieved over the last minute (at least {@link MEANINGFUL_INTERVAL_MS} of sending, else relative to
- * the target: a young window holds too few requests to say anything), and recovers multiplicatively (× 1.2 every 5 s
- * without a 429), back to the full rate within seconds. A per-minute 429 at our own known limit is strong evidence (a
+ * for 429s that follow each other, or the server's retryDelay when it gave one), the rate drops moderately (× 0.85) —
+ * relative to the rate actually achieved over the last minute when that is well below the target (at least
+ * {@link MEANINGFUL_INTERVAL_MS} of sending: a young window holds too few requests to say anything), else relative to
+ * the target, so that earlier pauses do not compound — and recovers multiplicatively (× 1.2 every 3 s without a 429),
+ * back to the full rate within seconds. A per-minute 429 at our own known limit is strong evidence (a
  * smaller burst, or another client in the project): no bursts, rate × 0.8, recovering additively (a tenth of the
  * lowered rate every 30 s).
  *
@@ -44,11 +45,13 @@ export interface Notice {
 
 /** After a 429 at a known limit: additive recovery, a tenth of the lowered scale every 30 s. */
 const SLOW_RECOVERY_INTERVAL_MS = 30_000;
-/** After a 429 without details: × {@link FAST_RECOVERY_FACTOR} every 5 s without a 429. */
-const FAST_RECOVERY_INTERVAL_MS = 5_000;
+/** After a 429 without details: × {@link FAST_RECOVERY_FACTOR} every 3 s without a 429. */
+const FAST_RECOVERY_INTERVAL_MS = 3_000;
 const FAST_RECOVERY_FACTOR = 1.2;
 /** A 429 without details sets the rate to this fraction of the rate achieved. */
 export const BARE_DECREASE = 0.85;
+/** Below this share of the target, the rate achieved (not the target) is what a 429 without details lowers. */
+const UNDERUSED = 0.8;
 /** A per-minute 429 at our own known limit multiplies the rate by this. */
 export const AT_LIMIT_DECREASE = 0.8;
 /** The first pause after a 429 without details and without retryDelay, ms (equal jitter: half to all of it). */
@@ -144,9 +147,12 @@ export class RateLimitPolicy {
     } else {
       this.#consecutiveBare++;
       if (!stale) {
+        // Relative to what was achieved only when that is well below the target (the target is not what binds: the
+        // input, concurrency, or a limit set far too high); otherwise relative to the target, so that the dips of
+        // earlier pauses and recoveries in the last minute do not compound into a collapse.
         const full = limiter.rpmCeiling;
-        const achieved = limiter.achievedRpm(now);
-        const base = Math.min(limiter.rateScale, achieved === undefined ? 1 : achieved / full);
+        const achieved = (limiter.achievedRpm(now) ?? Infinity) / full;
+        const base = achieved < UNDERUSED * limiter.rateScale ? achieved : limiter.rateScale;
         this.#lower(BARE_DECREASE * base, 'fast');
         this.#lastAdaptation = now;
       }

@@ -18,6 +18,10 @@ const FEATURES = 9;
 const PRIOR = [1.5, 0.88, 0.16, 0.74, 0.83, 0.67, 0.61, 0.79, 0.71];
 /** Strength of the pull toward the prior, in observations' worth. */
 const PRIOR_WEIGHT = 2;
+/** Relative error (standard deviation of actual ÷ estimate − 1) assumed until {@link ERROR_EVIDENCE} answers are in. */
+export const PRIOR_RELATIVE_ERROR = 0.3;
+const ERROR_EVIDENCE = 16;
+const ERROR_SAMPLES = 256;
 
 const PIECE = /[\p{Script=Latin}\p{M}]+|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|\p{L}+|\p{N}|\n|[^\s\p{L}\p{N}]/gu;
 const CJK = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u;
@@ -53,6 +57,10 @@ export class TokenEstimator {
   #theta = Float64Array.from(PRIOR);
   #observations = 0;
   #dirty = false;
+  /** (actual ÷ estimate − 1) of the last {@link ERROR_SAMPLES} answers, the estimate made before learning from each. */
+  readonly #errors = new Float64Array(ERROR_SAMPLES);
+  #errorCount = 0;
+  #errorNext = 0;
 
 
   /** Results seen so far. */
@@ -69,12 +77,34 @@ export class TokenEstimator {
   }
 
   /**
+   * How far off an estimate may be: the standard deviation of (actual ÷ estimate − 1) over the last 256 answers, as a
+   * fraction (at least 0.02); {@link PRIOR_RELATIVE_ERROR} before 16 answers. The TPM limiter keeps a margin of it
+   * for the requests whose promptTokenCount is not known yet (./project-limiter.ts).
+   */
+  get relativeError(): number {
+    const n = this.#errorCount;
+    if (n < ERROR_EVIDENCE) return PRIOR_RELATIVE_ERROR;
+    let sum = 0;
+    let sq = 0;
+    for (let i = 0; i < n; i++) {
+      const e = this.#errors[i] as number;
+      sum += e;
+      sq += e * e;
+    }
+    // Around 0, not around the mean: a bias is an error too.
+    return Math.max(0.02, Math.sqrt(sq / n), Math.abs(sum / n));
+  }
+
+  /**
    * Learns from one answer.
    * @param features the features of the exact text that was sent (prompt + system instruction + schema).
    * @param promptTokenCount usageMetadata.promptTokenCount of its answer (tokens, > 0).
    */
   observe(features: Float64Array, promptTokenCount: number): void {
     if (!(promptTokenCount > 0)) return;
+    this.#errors[this.#errorNext] = promptTokenCount / this.estimate(features) - 1;
+    this.#errorNext = (this.#errorNext + 1) % ERROR_SAMPLES;
+    this.#errorCount = Math.min(ERROR_SAMPLES, this.#errorCount + 1);
     const w = 1 / (promptTokenCount * promptTokenCount);
     for (let i = 0; i < FEATURES; i++) {
       const xi = features[i] ?? 0;

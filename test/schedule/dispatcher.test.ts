@@ -406,4 +406,38 @@ describe('Dispatcher', () => {
     expect(sent.filter((ms) => ms === 60_000).length).toBeLessThanOrEqual(40);
     expect(Math.max(...sent)).toBe(120_000);
   });
+
+  describe('429s without details (issue 10)', () => {
+    const bare = () => failure('429-h-bare-capacity.json', 429);
+    /** Minutes a run of `rows` at 300 RPM takes, answers after 200 ms, with `isBare(row, nth)` answered by a bare 429. */
+    async function minutes(rows: number, isBare: (row: number, nth: number) => boolean): Promise<{ minutes: number; failed: number }> {
+      const c = caller((row, nth) => (isBare(row, nth) ? bare() : 'ok'), 200);
+      const run = start({ pools: [{ project: 'p', client: c }], rows, rpm: 300 });
+      const end = await settle(run.done);
+      expect(end.kind).toBe('done');
+      expect(run.finished.size).toBe(rows);
+      return { minutes: (Date.now() - T0) / 60_000, failed: [...run.finished.values()].filter((o) => o.status !== 'ok').length };
+    }
+
+    it('one bare 429 on row 5 costs less than 10 % of the run', async () => {
+      const clean = await minutes(1_500, () => false);
+      vi.setSystemTime(T0);
+      const once = await minutes(1_500, (row, nth) => row === 5 && nth === 1);
+      expect(once.minutes).toBeLessThan(1.1 * clean.minutes);
+      expect(once.failed).toBe(0);
+    });
+
+    it('with 1 % of answers a bare 429, the run keeps at least 0.90 of the declared quota and fails no row', async () => {
+      const draw = (row: number, nth: number) => {
+        let x = row * 1_000 + nth + 17;
+        x = Math.imul(x ^ (x >>> 16), 0x7feb352d);
+        x = Math.imul(x ^ (x >>> 15), 0x846ca68b);
+        return ((x ^ (x >>> 16)) >>> 0) / 2 ** 32;
+      };
+      const run = await minutes(1_500, (row, nth) => draw(row, nth) < 0.01);
+      // The declared quota: 1,500 rows at 300 RPM is 5 minutes.
+      expect(1_500 / 300 / run.minutes).toBeGreaterThanOrEqual(0.9);
+      expect(run.failed).toBe(0);
+    });
+  });
 });

@@ -170,6 +170,45 @@ describe('ProjectLimiter: the server\'s window never exceeds the limit', () => {
   });
 });
 
+describe('ProjectLimiter: token estimates that are off', () => {
+  /** Requests of 100–4,000 estimated tokens whose real count is off by a seeded normal error of `sigma`. */
+  function run(withMargin: boolean): number {
+    const sigma = 0.15;
+    const l = limiter(100_000, 100_000);
+    l.setEstimateError(withMargin ? sigma : 0);
+    let seed = 5;
+    const uniform = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const normal = () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+    const sent: Array<{ at: number; arrivedAt: number; answeredAt: number; tokens: number }> = [];
+    const pending: Array<{ due: number; r: ReturnType<ProjectLimiter['acquire']>; actual: number }> = [];
+    let t = T0;
+    for (let i = 0; i < 3_000; i++) {
+      const estimate = Math.round(100 * Math.exp(uniform() * Math.log(40)));
+      const actual = Math.max(1, Math.round(estimate * (1 + sigma * normal())));
+      for (;;) {
+        pending.sort((a, b) => a.due - b.due);
+        while (pending.length > 0 && pending[0]!.due <= t) {
+          const p = pending.shift()!;
+          l.settle(p.r, p.actual, p.due);
+        }
+        const at = l.readyAt(estimate, t);
+        if (at <= t) break;
+        t = Math.min(at, pending[0]?.due ?? Infinity);
+      }
+      const r = l.acquire(estimate, t);
+      l.arrived(r, t + 30);
+      pending.push({ due: t + 2_000, r, actual });
+      sent.push({ at: t, arrivedAt: t + 30, answeredAt: t + 2_000, tokens: actual });
+    }
+    return serverPeak(sent, (x) => x.tokens);
+  }
+
+  it('a margin of the estimates\' summed error keeps the server\'s window under the limit, where none does not', () => {
+    expect(run(true)).toBeLessThanOrEqual(100_000);
+    expect(run(false)).toBeGreaterThan(100_000);
+  });
+});
+
 describe('ProjectLimiter: reservations', () => {
   it('settle corrects the reserved tokens with promptTokenCount', () => {
     const l = limiter(1_000, 10_000);
@@ -220,6 +259,19 @@ describe('ProjectLimiter: reservations', () => {
     expect(t.whenReady(500, T0 + 20).wait).toBe('tpm');
     t.pause(T0 + 90_000, 'rate limited');
     expect(t.whenReady(500, T0 + 20)).toEqual({ at: T0 + 90_000, wait: 'paused' });
+  });
+
+  it('a lower rate scale slows the pacing without stopping all sending until the window drains', () => {
+    const l = limiter(600, 10_000_000);
+    let t = T0;
+    for (let i = 0; i < 2_000 && t < T0 + 120_000; i++) {
+      t = Math.max(t, l.readyAt(1, t));
+      l.arrived(l.acquire(1, t), t + 10);
+    }
+    l.setRateScale(0.85);
+    const next = l.readyAt(1, t);
+    // The next request waits the pacer's new spacing (60 s ÷ 504), not the 9 s the window needs to drain to 504.
+    expect(next - t).toBeLessThan(1_000);
   });
 
   it('adoptLimit changes the limit, its source and the pacing', () => {
