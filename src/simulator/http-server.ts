@@ -7,6 +7,7 @@
  * served as text/event-stream like the real API (§2.5, §8.4).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { constants as h2, createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { Socket } from 'node:net';
 import zlib from 'node:zlib';
 import { notFoundPath, rpcError } from './error-bodies.js';
@@ -25,9 +26,19 @@ const BASE_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
 };
 
+/** A request and its response, over HTTP/1.1 or (with TLS) HTTP/2 through node's compatibility API. */
+type Req = IncomingMessage | Http2ServerRequest;
+type Res = ServerResponse | Http2ServerResponse;
+
+/** A certificate and key (PEM) to serve HTTPS with, offering HTTP/2 and HTTP/1.1 (ALPN), like the real endpoint. */
+export interface TlsOptions {
+  key: string | Buffer;
+  cert: string | Buffer;
+}
+
 /** A running server and how to stop it. */
 export interface RunningServer {
-  server: Server;
+  server: Server | Http2SecureServer;
   port: number;
   /** Stops accepting, cancels pending delayed answers, drops hanging requests and open connections. */
   close(): Promise<void>;
@@ -45,7 +56,7 @@ const ENCODERS: Record<ContentCoding, (body: Buffer) => Buffer> = {
 };
 
 /** The first of `offered` that the request's Accept-Encoding accepts (a coding listed without `q=0`), or undefined. */
-function negotiate(req: IncomingMessage, offered: readonly ContentCoding[]): ContentCoding | undefined {
+function negotiate(req: Req, offered: readonly ContentCoding[]): ContentCoding | undefined {
   const accepted = new Set(
     String(req.headers['accept-encoding'] ?? '')
       .split(',')
@@ -56,7 +67,7 @@ function negotiate(req: IncomingMessage, offered: readonly ContentCoding[]): Con
   return offered.find((coding) => accepted.has(coding));
 }
 
-function write(res: ServerResponse, status: number, contentType: string, payload: string, extra?: Record<string, string>, coding?: ContentCoding): void {
+function write(res: Res, status: number, contentType: string, payload: string, extra?: Record<string, string>, coding?: ContentCoding): void {
   if (res.destroyed || res.writableEnded) return;
   const body = coding ? ENCODERS[coding](Buffer.from(payload, 'utf8')) : payload;
   res.writeHead(status, {
@@ -69,21 +80,22 @@ function write(res: ServerResponse, status: number, contentType: string, payload
   res.end(body);
 }
 
-function writeJson(res: ServerResponse, status: number, body: unknown, extra?: Record<string, string>, coding?: ContentCoding): void {
+function writeJson(res: Res, status: number, body: unknown, extra?: Record<string, string>, coding?: ContentCoding): void {
   write(res, status, 'application/json; charset=UTF-8', JSON.stringify(body), extra, coding);
 }
 
 /**
- * Starts serving `engine` on host:port (port 0 = any free port).
+ * Starts serving `engine` on host:port (port 0 = any free port): plain HTTP/1.1, or with `tls` HTTPS offering HTTP/2 and
+ * HTTP/1.1.
  * @param compress content codings to answer API requests with, in order of preference, when the request's
  *   Accept-Encoding accepts one (as Google's front end gzips for clients that ask). Default none: bodies as is.
  */
-export function startHttpServer(engine: SimEngine, host: string, port: number, compress: readonly ContentCoding[] = []): Promise<RunningServer> {
+export function startHttpServer(engine: SimEngine, host: string, port: number, compress: readonly ContentCoding[] = [], tls?: TlsOptions): Promise<RunningServer> {
   const timers = new Set<NodeJS.Timeout>();
-  const hanging = new Set<ServerResponse>();
+  const hanging = new Set<Res>();
   const sockets = new Set<Socket>();
 
-  const deliver = (req: IncomingMessage, res: ServerResponse, outcome: Outcome, stream: StreamMode): void => {
+  const deliver = (req: Req, res: Res, outcome: Outcome, stream: StreamMode): void => {
     const coding = compress.length > 0 ? negotiate(req, compress) : undefined;
     switch (outcome.type) {
       case 'hang':
@@ -91,7 +103,9 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
         res.once('close', () => hanging.delete(res));
         return;
       case 'reset':
-        req.socket.destroy();
+        // HTTP/2: reset this stream only (RST_STREAM), not the connection every other request shares.
+        if ('stream' in req) req.stream.close(h2.NGHTTP2_INTERNAL_ERROR);
+        else req.socket.destroy();
         return;
       case 'html':
         write(res, outcome.status, 'text/html; charset=UTF-8', outcome.body, undefined, coding);
@@ -116,7 +130,7 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
     timers.add(timer);
   };
 
-  const api = (req: IncomingMessage, res: ServerResponse, m: RegExpExecArray, query: string): void => {
+  const api = (req: Req, res: Res, m: RegExpExecArray, query: string): void => {
     const endpoint = m[3] as Endpoint;
     const params = query === '' ? undefined : new URLSearchParams(query);
     const header = req.headers['x-goog-api-key'];
@@ -157,7 +171,7 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
     });
   };
 
-  const control = (req: IncomingMessage, res: ServerResponse, path: string, query: string): boolean => {
+  const control = (req: Req, res: Res, path: string, query: string): boolean => {
     if (req.method === 'GET' && path === '/__sim/stats') {
       writeJson(res, 200, engine.stats.snapshot());
     } else if (req.method === 'GET' && path === '/__sim/log') {
@@ -177,7 +191,7 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
     return true;
   };
 
-  const server = createServer((req, res) => {
+  const handle = (req: Req, res: Res): void => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -187,14 +201,23 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
     if (m) return api(req, res, m, query);
     req.resume();
     writeJson(res, 404, notFoundPath(path));
-  });
-  server.keepAliveTimeout = 30_000;
+  };
+  let server: Server | Http2SecureServer;
+  if (tls) {
+    const secure = createSecureServer({ key: tls.key, cert: tls.cert, allowHTTP1: true, settings: { maxConcurrentStreams: 100 } }, handle);
+    secure.on('tlsClientError', (_err, socket) => socket.destroy());
+    server = secure;
+  } else {
+    const plain = createServer(handle);
+    plain.keepAliveTimeout = 30_000;
+    plain.on('clientError', (_err, socket) => socket.destroy());
+    server = plain;
+  }
   server.on('connection', (socket: Socket) => {
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  server.on('clientError', (_err, socket) => socket.destroy());
 
   return new Promise((resolve, reject) => {
     server.once('error', reject);

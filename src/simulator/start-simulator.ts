@@ -1,14 +1,14 @@
 /**
  * Starts a simulator for a scenario: a {@link SimEngine} behind the node:http server.
  */
-import { startHttpServer, type ContentCoding } from './http-server.js';
+import { startHttpServer, type ContentCoding, type TlsOptions } from './http-server.js';
 import { warmTokenizer } from './tokenizer.js';
 import { SimEngine } from './sim-engine.js';
 import type { Scenario, SimClock, SimStats } from './types.js';
 
 /** A running simulator. */
 export interface SimulatorHandle {
-  /** `http://127.0.0.1:PORT`, to pass as `--base-url` or the SDK's `httpOptions.baseUrl`. */
+  /** `http://127.0.0.1:PORT` (`https://` with `tls`), to pass as `--base-url` or the SDK's `httpOptions.baseUrl`. */
   url: string;
   port: number;
   /** The same ground truth as `GET /__sim/stats`. */
@@ -30,6 +30,8 @@ export interface StartOptions {
    * does for clients that ask (gzip). @default [] (never: compression costs the simulator CPU per request)
    */
   compress?: readonly ContentCoding[];
+  /** Serve HTTPS with this certificate, offering HTTP/2 and HTTP/1.1 like the real endpoint. @default plain HTTP/1.1 */
+  tls?: TlsOptions;
 }
 
 /** The default clock: epoch ms, monotonic within the process (never jumps back with wall-clock changes). */
@@ -44,10 +46,10 @@ export async function startSimulator(scenario: Scenario, options: StartOptions =
   // Build the tokenizer (~0.4 s of CPU) before accepting connections, so the first request is not the one that waits.
   warmTokenizer();
   const engine = new SimEngine(scenario, options.clock ?? monotonicClock);
-  const running = await startHttpServer(engine, host, options.port ?? 0, options.compress ?? []);
+  const running = await startHttpServer(engine, host, options.port ?? 0, options.compress ?? [], options.tls);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${urlHost}:${running.port}`,
+    url: `${options.tls ? 'https' : 'http'}://${urlHost}:${running.port}`,
     port: running.port,
     stats: () => engine.stats.snapshot(),
     close: () => running.close(),
