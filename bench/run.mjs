@@ -110,10 +110,15 @@ function multilingualRows(count) {
     const source = sources[i % 3];
     const tokens = 50 * Math.exp(random() * Math.log(4_000 / 50));
     const chars = Math.round(tokens * source.charsPerToken);
-    const from = Math.floor(random() * source.text.length);
+    // A stretch of the source from a random place, wrapping around at its end.
+    let at = Math.floor(random() * source.text.length);
     let body = '';
-    while (body.length < chars) body += source.text.slice(from, from + chars - body.length) + ' ';
-    out.push(`Row ${i}. Is this text about health care? ${body.slice(0, chars)}`);
+    while (body.length < chars) {
+      const piece = source.text.slice(at, at + chars - body.length);
+      body += piece;
+      at = (at + piece.length) % source.text.length;
+    }
+    out.push(`Row ${i}. Is this text about health care? ${body}`);
   }
   return out;
 }

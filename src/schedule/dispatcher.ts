@@ -171,7 +171,7 @@ export class Dispatcher {
     if (ceiling === undefined) {
       const budget = readFdBudget();
       ceiling = processCeiling(budget, options.fdsPerRequest ?? 1);
-      reason = `${budget.source === 'rlimit' ? 'this process may open' : 'assuming'} ${budget.softLimit.toLocaleString('en-US')} files; raise it with ulimit -n to send faster`;
+      reason = `${budget.source === 'assumed' ? 'assuming it may open' : 'this process may open'} ${budget.softLimit.toLocaleString('en-US')} files; raise it with ulimit -n to send faster`;
     }
     this.#governor = new ConcurrencyGovernor({
       pools: this.#pools,

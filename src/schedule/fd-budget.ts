@@ -3,9 +3,12 @@
  * over HTTP/1.1 holds one socket (two when the simulator runs in this same process: its end of the connection too), and
  * a socket is a file descriptor. Opening one more than the soft RLIMIT_NOFILE fails with EMFILE.
  *
- * Node raises the soft limit to the hard limit at start-up (src/node.cc, PlatformInit), so what /proc/self/limits shows
- * for this process is what counts. Where /proc is missing (macOS), {@link ASSUMED_FD_LIMIT} is assumed.
+ * Node raises the soft limit to the hard limit at start-up (src/node.cc, PlatformInit), so what this process has is what
+ * counts: read from /proc/self/limits (Linux), else from `ulimit -n` in a child shell (which inherits it: macOS, BSD),
+ * else {@link ASSUMED_FD_LIMIT} is assumed. Over HTTP/2 (gemini/http-transport.ts) requests share a few
+ * connections, so the budget is then generous; it is kept for HTTP/1.1 endpoints.
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** The soft limit assumed when it cannot be read: the usual Linux default `ulimit -n`, low enough for any system. */
@@ -23,12 +26,12 @@ export interface FdBudget {
   /** Soft RLIMIT_NOFILE. */
   softLimit: number;
   /** Where {@link softLimit} came from. */
-  source: 'rlimit' | 'assumed';
+  source: 'rlimit' | 'ulimit' | 'assumed';
   /** Descriptors open when it was read. */
   open: number;
 }
 
-/** Reads the soft RLIMIT_NOFILE and the descriptors open now (Linux /proc); falls back to {@link ASSUMED_FD_LIMIT}. */
+/** Reads the soft RLIMIT_NOFILE and the descriptors open now; falls back to {@link ASSUMED_FD_LIMIT}. */
 export function readFdBudget(): FdBudget {
   try {
     const line = readFileSync('/proc/self/limits', 'utf8')
@@ -38,9 +41,16 @@ export function readFdBudget(): FdBudget {
     const softLimit = soft === 'unlimited' ? Infinity : Number(soft);
     if (softLimit > 0) return { softLimit, source: 'rlimit', open: readdirSync('/proc/self/fd').length };
   } catch {
-    // no /proc: assume below
+    // no /proc: ask a shell below
   }
-  return { softLimit: ASSUMED_FD_LIMIT, source: 'assumed', open: 16 };
+  try {
+    const text = execFileSync('/bin/sh', ['-c', 'ulimit -n'], { encoding: 'utf8', timeout: 2_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const softLimit = text === 'unlimited' ? Infinity : Number(text);
+    if (softLimit > 0) return { softLimit, source: 'ulimit', open: 32 };
+  } catch {
+    // no shell: assume below
+  }
+  return { softLimit: ASSUMED_FD_LIMIT, source: 'assumed', open: 32 };
 }
 
 /**
