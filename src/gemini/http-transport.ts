@@ -234,10 +234,12 @@ async function http2Request(url: URL, init: RequestInit | undefined, onUploaded:
       body.on('end', () => finish(() => resolve(responseOf(Number(responseHeaders[':status'] ?? 0), '', responseHeaders, chunks))));
     });
     stream.on('error', (error) => finish(() => reject(fetchFailed(error))));
-    // Closed before an answer (RST_STREAM, GOAWAY below its id, the session gone): no HTTP answer came. After the
-    // response headers, the body's own end or error settles it.
+    // Closed before the whole answer came (RST_STREAM, GOAWAY below its id, the session gone; a compressed body cut
+    // mid-way ends the stream, not the decompressor piped from it): no HTTP answer. A whole body settles by its end.
+    let rawEnded = false;
+    stream.once('end', () => (rawEnded = true));
     stream.on('close', () => {
-      if (!responded) finish(() => reject(fetchFailed(Object.assign(new Error(`stream closed (code ${stream.rstCode})`), { code: 'ERR_HTTP2_STREAM_CLOSED' }))));
+      if (!responded || !rawEnded) finish(() => reject(fetchFailed(Object.assign(new Error(`stream closed (code ${stream.rstCode})`), { code: 'ERR_HTTP2_STREAM_CLOSED' }))));
     });
     writeBody(stream, init?.body);
   });

@@ -18,7 +18,7 @@ function child(): Promise<Record<string, unknown>> {
 }
 
 describe('httpTransport over HTTPS: HTTP/2 where the server offers it', () => {
-  it('multiplexes requests on a few sessions, reports uploads, resets one stream alone, aborts, times out, and falls back to HTTP/1.1', async () => {
+  it('multiplexes requests on a few sessions, reports uploads, resets one stream alone, aborts, times out, decodes gzip, and falls back to HTTP/1.1', async () => {
     const found = await child();
     expect(found.url).toMatch(/^https:/);
     expect(found.ok).toBe(250);
@@ -31,6 +31,7 @@ describe('httpTransport over HTTPS: HTTP/2 where the server offers it', () => {
     expect(found.othersOk).toBe(true);
     expect(found.abort).toBe('API_CANCELLED');
     expect(found.timeout).toBe('API_TIMEOUT');
+    expect(['a', 'b']).toContain(found.gzip);
     expect(found).toMatchObject({ h1Status: 200, h1Body: '{"ok":true}', h1Remembered: true, h1Upload: true });
   });
 });

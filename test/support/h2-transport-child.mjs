@@ -59,6 +59,12 @@ out.abort = await hanging.then(() => 'answered', (e) => e.code);
 out.timeout = await client.generate(request('#hang again'), { timeoutMs: 300 }).then(() => 'answered', (e) => e.code);
 await sim.close();
 
+// Answers compressed over HTTP/2 are decoded.
+const gz = await startSimulator(parseScenario({ acceptAnyKey: true, defaultProject: 'p', projects: [{ id: 'p', keys: [] }] }, 'gzip'), { port: 0, tls, compress: ['gzip'] });
+const gzClient = createGeminiClient({ apiKey: 'h2-test-key', baseUrl: gz.url, timeoutMs: 10_000 });
+out.gzip = await gzClient.generate(request('compressed please')).then((a) => a.text, (e) => e.code);
+await gz.close();
+
 // An HTTPS server that offers HTTP/1.1 only: the transport falls back and remembers it.
 const h1only = https.createServer(tls, (req, res) => {
   req.resume();
