@@ -28,7 +28,7 @@ for (let i = 0; i < ROWS; i++) lines.push(`${i},support ticket ${i}: the parcel 
 writeFileSync(path.join(work, 'rows.csv'), `${lines.join('\n')}\n`);
 
 const results = [];
-for (const mode of ['http1', 'https-h2']) results.push(await measure(mode));
+for (const mode of (process.env.MODES ?? 'http1,https-h2').split(',')) results.push(await measure(mode));
 console.log(`${ROWS} rows at ${RPM} RPM, answers after ${LATENCY_MS} ms (about ${Math.round((RPM / 60) * (LATENCY_MS / 1000))} in flight), default flags; node ${process.version}`);
 console.log('| endpoint | rows ok | failed | most in flight | most open fds | peak RSS MB | RSS MB at 1/3 · 2/3 of sending | CPU s | CPU ms per row | wall s |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');
@@ -79,6 +79,7 @@ async function measure(mode) {
   clearInterval(sampler);
   const wallS = (performance.now() - started) / 1000;
   await sim.close();
+  writeFileSync(path.join(work, `${mode}.ndjson`), out);
   const summary = out.trim().split('\n').map((l) => JSON.parse(l)).find((e) => e.event === 'summary');
   const sendingS = (ROWS / RPM) * 60;
   const at = (s) => Math.round(samples.reduce((best, x) => (Math.abs(x.at / 1000 - s) < Math.abs(best.at / 1000 - s) ? x : best), samples[0]).rss);

@@ -189,6 +189,10 @@ export class Dispatcher {
 
   /** Sends every row; resolves when all rows finished or the run stopped. Rejects only if the row source throws. */
   run(): Promise<DispatchEnd> {
+    this.#loadGuard?.watch(
+      () => this.stats.inFlight,
+      () => this.#governor.processCeiling,
+    );
     return new Promise((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -291,7 +295,7 @@ export class Dispatcher {
   #govern(now: number): void {
     if (now - this.#governedAt < GOVERNOR_INTERVAL_MS) return;
     this.#governedAt = now;
-    this.#governor.update(now, this.#loadGuard?.update(now, this.stats.inFlight, this.#governor.processCeiling) ?? Infinity);
+    this.#governor.update(now, this.#loadGuard?.cap ?? Infinity);
     for (const b of this.#governor.bottlenecks()) this.#o.onNotice({ key: `bottleneck:${b.project}`, text: b.text });
   }
 
@@ -548,6 +552,7 @@ export class Dispatcher {
   #end(end: DispatchEnd): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.#loadGuard?.stop();
     if (this.#timer) clearTimeout(this.#timer);
     if (this.#graceTimer) clearTimeout(this.#graceTimer);
     this.#resolve?.(end);
@@ -556,6 +561,7 @@ export class Dispatcher {
   #fail(error: unknown): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.#loadGuard?.stop();
     if (this.#timer) clearTimeout(this.#timer);
     if (this.#graceTimer) clearTimeout(this.#graceTimer);
     this.#abort.abort();

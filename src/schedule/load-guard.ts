@@ -7,7 +7,9 @@
  * held 5,000 in flight and ran into 60 s timeouts.
  *
  * The signal is the event loop's utilization (node:perf_hooks performance.eventLoopUtilization: the share of time the
- * loop spent running callbacks rather than waiting for I/O) over the last {@link LOAD_INTERVAL_MS}. While it is above
+ * loop spent running callbacks rather than waiting for I/O), read by a timer every {@link LOAD_INTERVAL_MS} and averaged
+ * over the last second (a burst of sending is no saturation; and a reading taken only when there is work to do would
+ * always look busy, as measured: ELU 1.00 at every dispatch, 0.05 over the seconds between). While the average is above
  * {@link BUSY_UTILIZATION} the cap on requests in flight drops to 70 % of those in flight (never below
  * {@link LOAD_CAP_MIN}); while it is below {@link RELAXED_UTILIZATION} the cap grows by a tenth (at least 8) a step until
  * it no longer binds. A run holding 2,000 requests at seconds per answer uses a few per cent of the loop, so the cap
@@ -24,6 +26,8 @@ export const RELAXED_UTILIZATION = 0.75;
 export const LOAD_CAP_MIN = 64;
 /** How often the utilization is read, ms. */
 export const LOAD_INTERVAL_MS = 250;
+/** Readings averaged (one second's worth). */
+const READINGS = 4;
 
 /** Where the utilization comes from: its share of busy time since the last call (0–1). */
 export type UtilizationSource = () => number;
@@ -41,9 +45,10 @@ export function eventLoopUtilization(): UtilizationSource {
 
 export class LoadGuard {
   readonly #utilization: UtilizationSource;
+  readonly #readings: number[] = [];
   #cap = Infinity;
-  #lastAt = -Infinity;
   #last = 0;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(utilization: UtilizationSource = eventLoopUtilization()) {
     this.#utilization = utilization;
@@ -54,20 +59,33 @@ export class LoadGuard {
     return this.#cap;
   }
 
-  /** The last utilization read (0–1). */
+  /** The utilization averaged over the last second (0–1). */
   get utilization(): number {
     return this.#last;
   }
 
   /**
-   * Reads the utilization (at most every {@link LOAD_INTERVAL_MS}) and adjusts the cap.
+   * Reads the utilization every {@link LOAD_INTERVAL_MS} until {@link stop} (the timer does not keep the process
+   * alive).
    * @param inFlight requests in flight now.
    * @param ceiling the cap stops binding (becomes Infinity) once it grows past this.
    */
-  update(now: number, inFlight: number, ceiling: number): number {
-    if (now - this.#lastAt < LOAD_INTERVAL_MS) return this.#cap;
-    this.#lastAt = now;
-    const busy = (this.#last = this.#utilization());
+  watch(inFlight: () => number, ceiling: () => number): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => this.step(inFlight(), ceiling()), LOAD_INTERVAL_MS);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** One reading: adjusts the cap from the utilization averaged over the last {@link READINGS} readings. */
+  step(inFlight: number, ceiling: number): number {
+    this.#readings.push(this.#utilization());
+    if (this.#readings.length > READINGS) this.#readings.shift();
+    const busy = (this.#last = this.#readings.reduce((a, b) => a + b, 0) / this.#readings.length);
     if (busy > BUSY_UTILIZATION) {
       if (inFlight > LOAD_CAP_MIN) this.#cap = Math.max(LOAD_CAP_MIN, Math.floor(0.7 * Math.min(this.#cap, inFlight)));
     } else if (busy < RELAXED_UTILIZATION && this.#cap !== Infinity) {
