@@ -5,7 +5,6 @@ import { inputFormat } from './input-format.js';
 import type { InputOptions, InputSource } from './input-source.js';
 import { normalizeInputOptions } from './normalize-options.js';
 import { openCsv } from './read-csv.js';
-import { openXlsx } from './read-xlsx.js';
 
 /**
  * Opens a spreadsheet for reading: CSV/TSV/TXT (any delimiter among `,` `;` TAB `|`, UTF-8/UTF-16/Windows-1252…)
@@ -39,7 +38,11 @@ export async function openInput(path: string, options: InputOptions): Promise<In
   }
   const head = await readMagic(path);
   const format = inputFormat(path, head);
-  if (format === 'xlsx') return openXlsx({ path, displayPath: path, size: info.size }, normalized);
+  if (format === 'xlsx') {
+    // exceljs takes ~0.3 s to load: only an XLSX job pays for it.
+    const { openXlsx } = await import('./read-xlsx.js');
+    return openXlsx({ path, displayPath: path, size: info.size }, normalized);
+  }
   if (normalized.sheet !== undefined) {
     throw new UsageError(
       'USAGE_SHEET_NOT_XLSX',

@@ -267,6 +267,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
       pendingError: pending,
       spec: {
         target: outputTarget,
+        stdout: io.stdout,
         ...outputDialect(source),
         escapeFormulas: config.escapeFormulas,
         onWarning: (text) => reporter.notice(text),

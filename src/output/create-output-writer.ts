@@ -5,7 +5,6 @@ import { createJsonlWriter } from './jsonl-writer.js';
 import { outputFormatFor } from './output-format.js';
 import type { OutputSpec, OutputWriter } from './output-writer.js';
 import { createTsvWriter } from './tsv-writer.js';
-import { createXlsxWriter } from './xlsx-writer.js';
 
 export { defaultOutputPath, outputFormatFor } from './output-format.js';
 
@@ -29,7 +28,10 @@ export async function createOutputWriter(spec: OutputSpec): Promise<OutputWriter
       return createTsvWriter(spec);
     case 'jsonl':
       return createJsonlWriter(spec);
-    case 'xlsx':
+    case 'xlsx': {
+      // exceljs takes ~0.3 s to load: only an XLSX output pays for it.
+      const { createXlsxWriter } = await import('./xlsx-writer.js');
       return createXlsxWriter(spec);
+    }
   }
 }

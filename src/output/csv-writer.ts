@@ -36,5 +36,5 @@ export function createDelimitedWriter(spec: OutputSpec, format: 'csv' | 'tsv', d
   const encode = (cells: readonly string[]): string => stringify([escape ? cells.map(escapeFormula) : (cells as string[])], options);
   const sepLine = format === 'csv' && spec.sepLine === true ? `sep=${delimiter}${options.record_delimiter}` : '';
   const preamble = (spec.bom ? '\ufeff' : '') + sepLine + encode(spec.columns);
-  return createTextWriter(spec.target, format, spec.columns.length, preamble, encode);
+  return createTextWriter(spec.target, format, spec.columns.length, preamble, encode, spec.stdout);
 }

@@ -26,5 +26,5 @@ export function createJsonlWriter(spec: OutputSpec): Promise<OutputWriter> {
     for (let i = 0; i < keys.length; i++) line += (i === 0 ? '' : ',') + keys[i] + JSON.stringify(cells[i]);
     return `${line}}\n`;
   };
-  return createTextWriter(spec.target, 'jsonl', spec.columns.length, '', encode);
+  return createTextWriter(spec.target, 'jsonl', spec.columns.length, '', encode, spec.stdout);
 }

@@ -9,6 +9,8 @@ export type OutputFormat = 'csv' | 'tsv' | 'jsonl' | 'xlsx';
 export interface OutputSpec {
   /** A file path, or `-` for CSV on stdout. */
   target: string;
+  /** Where `-` writes: the command's stdout (`Io.stdout`). Default `process.stdout`. */
+  stdout?: NodeJS.WritableStream;
   /** Header cells, in order: every input column, then the result columns (`label`…), `status`, `error`. */
   columns: string[];
   /** Overrides the format the extension implies. */

@@ -17,11 +17,11 @@ export interface TextOutput {
 }
 
 /**
- * Opens the sink of `target` (`-` for stdout).
+ * Opens the sink of `target` (`-` for `stdout`, the process's by default).
  * @throws UsageError code `OUTPUT_UNWRITABLE` (exit 2) when the temporary file cannot be created.
  */
-export async function openTextOutput(target: string): Promise<TextOutput> {
-  if (target === '-') return new StreamOutput(target, process.stdout, null);
+export async function openTextOutput(target: string, stdout: NodeJS.WritableStream = process.stdout): Promise<TextOutput> {
+  if (target === '-') return new StreamOutput(target, stdout as Writable, null);
   const { temp, stream } = await openTempFile(target);
   return new StreamOutput(target, stream, temp);
 }

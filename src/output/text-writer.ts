@@ -6,6 +6,7 @@ import { openTextOutput } from './text-output.js';
 /**
  * Opens `target` and writes `preamble` (BOM, header line…) first.
  * @param encode turns one row into its text, line break included.
+ * @param stdout where a `-` target writes (default `process.stdout`).
  * @throws UsageError code `OUTPUT_UNWRITABLE` (exit 2) when the target cannot be created.
  */
 export async function createTextWriter(
@@ -14,8 +15,9 @@ export async function createTextWriter(
   columnCount: number,
   preamble: string,
   encode: (cells: readonly string[]) => string,
+  stdout?: NodeJS.WritableStream,
 ): Promise<OutputWriter> {
-  const out = await openTextOutput(target);
+  const out = await openTextOutput(target, stdout);
   if (preamble !== '') await out.write(preamble);
   return {
     format,

@@ -1,6 +1,6 @@
 /**
- * Issue 7 against scripted simulator answers over real HTTP: every row gets a valid label or a reason, and plan's
- * estimate matches what the run reports.
+ * Issue 7 against scripted simulator answers over real HTTP, the CLI in-process (test/support/run-main.ts): every row
+ * gets a valid label or a reason, and plan's estimate matches what the run reports.
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,8 +9,8 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario, startSimulator, type SimLogEntry, type SimulatorHandle } from '../../src/simulator/index.js';
-import { runCli } from '../support/cli.js';
 import { repoRoot } from '../support/fixtures.js';
+import { runMain } from '../support/run-main.js';
 
 let sim: SimulatorHandle;
 let dir: string;
@@ -60,7 +60,7 @@ function output(file: string): Array<Record<string, string>> {
 
 describe('answers users can trust', () => {
   it('labels mode: every row ends with a valid label or a status saying why', async () => {
-    const result = await runCli(['classify', 'rows.csv', '--prompt', 'Is this relevant? {{text}}', '--labels', 'yes,no', '--base-url', sim.url, '-o', 'labels.csv'], { cwd: dir, env });
+    const result = await runMain(['classify', 'rows.csv', '--prompt', 'Is this relevant? {{text}}', '--labels', 'yes,no', '--base-url', sim.url, '-o', 'labels.csv'], { cwd: dir, env });
     expect(result.code).toBe(1);
     const byText = Object.fromEntries(output('labels.csv').map((r) => [r.text, r]));
     expect(byText.plain).toMatchObject({ status: 'ok' });
@@ -92,7 +92,7 @@ describe('answers users can trust', () => {
 
   it('free-form mode keeps the answer text; --schema turns properties into columns and bad JSON into invalid_output', async () => {
     writeFileSync(path.join(dir, 'two.csv'), 'id,text\n1,plain\n2,#bad-json\n');
-    const free = await runCli(['classify', 'two.csv', '--prompt', 'Summarize: {{text}}', '--base-url', sim.url, '-o', 'free.csv'], { cwd: dir, env });
+    const free = await runMain(['classify', 'two.csv', '--prompt', 'Summarize: {{text}}', '--base-url', sim.url, '-o', 'free.csv'], { cwd: dir, env });
     expect(free.code).toBe(0);
     expect(output('free.csv')[0]?.answer.length).toBeGreaterThan(0);
 
@@ -100,7 +100,7 @@ describe('answers users can trust', () => {
       path.join(dir, 'schema.json'),
       JSON.stringify({ type: 'object', properties: { label: { type: 'string', enum: ['yes', 'no'] }, confidence: { type: 'number' }, reason: { type: 'string' } }, required: ['label', 'confidence'] }),
     );
-    const structured = await runCli(['classify', 'two.csv', '--prompt', 'Judge: {{text}}', '--schema', 'schema.json', '--base-url', sim.url, '-o', 'structured.csv', '--job-dir', 'structured-job'], { cwd: dir, env });
+    const structured = await runMain(['classify', 'two.csv', '--prompt', 'Judge: {{text}}', '--schema', 'schema.json', '--base-url', sim.url, '-o', 'structured.csv', '--job-dir', 'structured-job'], { cwd: dir, env });
     expect(structured.code).toBe(1);
     const rows = output('structured.csv');
     expect(Object.keys(rows[0] ?? {})).toEqual(['id', 'text', 'label', 'confidence', 'reason', 'status', 'error']);
@@ -113,12 +113,12 @@ describe('answers users can trust', () => {
   it('--examples are sent as earlier turns of every request', async () => {
     writeFileSync(path.join(dir, 'examples.csv'), 'text,label\nrefund for a broken lamp,yes\nweather today,no\n');
     writeFileSync(path.join(dir, 'one.csv'), 'id,text\n1,#decorated\n');
-    const result = await runCli(['classify', 'one.csv', '--prompt', 'Support ticket? {{text}}', '--labels', 'yes,no', '--examples', 'examples.csv', '--base-url', sim.url, '-o', 'ex.csv'], { cwd: dir, env });
+    const result = await runMain(['classify', 'one.csv', '--prompt', 'Support ticket? {{text}}', '--labels', 'yes,no', '--examples', 'examples.csv', '--base-url', sim.url, '-o', 'ex.csv'], { cwd: dir, env });
     expect(result.code).toBe(0);
     const userText = 'Support ticket? refund for a broken lampSupport ticket? weather todaySupport ticket? #decorated';
     const sha = createHash('sha256').update(userText).digest('hex');
     expect((await log()).some((e) => e.promptSha256 === sha)).toBe(true);
-    const bad = await runCli(['classify', 'one.csv', '--prompt', 'Support ticket? {{text}}', '--labels', 'yes,no', '--examples', 'one.csv', '--base-url', sim.url], { cwd: dir, env });
+    const bad = await runMain(['classify', 'one.csv', '--prompt', 'Support ticket? {{text}}', '--labels', 'yes,no', '--examples', 'one.csv', '--base-url', sim.url], { cwd: dir, env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"label" column');
   });
@@ -126,11 +126,11 @@ describe('answers users can trust', () => {
   it("plan's input-token estimate for samples/topics.csv is within 10 % of what the run then reports", async () => {
     copyFileSync(path.join(repoRoot, 'samples', 'topics.csv'), path.join(dir, 'topics.csv'));
     const args = ['topics.csv', '--prompt-file', path.join(repoRoot, 'samples', 'prompt.txt'), '--labels', 'yes,no'];
-    const plan = await runCli(['plan', ...args], { cwd: dir, env });
+    const plan = await runMain(['plan', ...args], { cwd: dir, env });
     expect(plan.code).toBe(0);
     const planned = Number(/input tokens: ≈ ([\d,]+)/.exec(plan.stdout)?.[1]?.replace(/,/g, ''));
     expect(plan.stdout).toMatch(/cost: ≈ \$[\d.]+ at list price/);
-    const run = await runCli(['classify', ...args, '--simulate', '--json'], { cwd: dir, env: {} });
+    const run = await runMain(['classify', ...args, '--simulate', '--json'], { cwd: dir, env: {} });
     const summary = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; tokens?: { input: number } }).find((e) => e.event === 'summary');
     const reported = summary?.tokens?.input ?? 0;
     expect(reported).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 /**
  * classify as a user runs it: usage errors before any request (exit 2), the key never written anywhere, stdout output,
- * NDJSON events — against the simulator over real HTTP on 127.0.0.1.
+ * NDJSON events — in-process (test/support/run-main.ts) against the simulator over real HTTP on 127.0.0.1.
  */
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario, startSimulator, type SimStats, type SimulatorHandle } from '../../src/simulator/index.js';
 import { repoRoot } from '../support/fixtures.js';
-import { runCli } from '../support/cli.js';
+import { ClosedPipe, runMain } from '../support/run-main.js';
 
 const SECRET = 'AIzaSyDistinctiveSecretKeyValue0987';
 let sim: SimulatorHandle;
@@ -50,7 +50,7 @@ function allFiles(root: string): string[] {
 describe('classify CLI', () => {
   it('an unknown {{column}} is exit 2 before any request, listing the columns and the nearest name', async () => {
     const before = (await stats()).requests.total;
-    const result = await runCli(['classify', 'topics.csv', '--prompt', 'Relevant? {{Descripton}}', '--labels', 'yes,no', '--keys-file', 'keys.txt', '--base-url', sim.url], { cwd: dir });
+    const result = await runMain(['classify', 'topics.csv', '--prompt', 'Relevant? {{Descripton}}', '--labels', 'yes,no', '--keys-file', 'keys.txt', '--base-url', sim.url], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('{{Descripton}}');
     expect(result.stderr).toContain('Did you mean {{Description}}?');
@@ -60,7 +60,7 @@ describe('classify CLI', () => {
 
   it('a bad keys-file line is exit 2 naming the file and line, without echoing the key', async () => {
     writeFileSync(path.join(dir, 'bad-keys.txt'), `acme ${SECRET} extra\n`);
-    const result = await runCli(['classify', 'small.csv', '--prompt', '{{topic}}', '--labels', 'a,b', '--keys-file', 'bad-keys.txt', '--base-url', sim.url], { cwd: dir });
+    const result = await runMain(['classify', 'small.csv', '--prompt', '{{topic}}', '--labels', 'a,b', '--keys-file', 'bad-keys.txt', '--base-url', sim.url], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/bad-keys\.txt:1:1: /);
     expect(result.stderr).not.toContain(SECRET);
@@ -69,21 +69,21 @@ describe('classify CLI', () => {
   it('an output that is the input, has no known extension or sits in a missing folder is exit 2 before any request', async () => {
     const before = (await stats()).requests.total;
     const common = ['classify', 'small.csv', '--prompt', '{{topic}}', '--labels', 'a,b', '--keys-file', 'keys.txt', '--base-url', sim.url];
-    const same = await runCli([...common, '-o', 'small.csv'], { cwd: dir });
+    const same = await runMain([...common, '-o', 'small.csv'], { cwd: dir });
     expect(same.code).toBe(2);
     expect(same.stderr).toContain('is the input file itself');
     expect(readFileSync(path.join(dir, 'small.csv'), 'utf8')).toContain('Blocked-topic');
-    const docx = await runCli([...common, '-o', 'out.docx'], { cwd: dir });
+    const docx = await runMain([...common, '-o', 'out.docx'], { cwd: dir });
     expect(docx.code).toBe(2);
     expect(docx.stderr).toContain('.docx');
-    const missing = await runCli([...common, '-o', 'no/such/folder/out.csv'], { cwd: dir });
+    const missing = await runMain([...common, '-o', 'no/such/folder/out.csv'], { cwd: dir });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('does not exist');
     expect((await stats()).requests.total).toBe(before);
   });
 
   it('an endpoint nobody answers stops the job early with exit 3 and every row pending', async () => {
-    const result = await runCli(['classify', 'small.csv', '--prompt', '{{topic}}', '--labels', 'a,b', '--keys-file', 'keys.txt', '--base-url', 'http://127.0.0.1:9', '-o', 'unreachable.csv', '--job-dir', 'unreachable-job'], { cwd: dir });
+    const result = await runMain(['classify', 'small.csv', '--prompt', '{{topic}}', '--labels', 'a,b', '--keys-file', 'keys.txt', '--base-url', 'http://127.0.0.1:9', '-o', 'unreachable.csv', '--job-dir', 'unreachable-job'], { cwd: dir });
     expect(result.code).toBe(3);
     expect(result.stdout).toMatch(/no answer from the API: .*ECONNREFUSED/);
     const rows = parse(readFileSync(path.join(dir, 'unreachable.csv')), { columns: true }) as Array<Record<string, string>>;
@@ -91,22 +91,25 @@ describe('classify CLI', () => {
   });
 
   it('a closed stdout (| head) does not stop the job', async () => {
-    const { spawnCli } = await import('../support/cli.js');
-    const run = spawnCli(['classify', 'small.csv', '--prompt', 'Topic: {{topic}}', '--labels', 'finance,other', '--keys-file', 'keys.txt', '--base-url', sim.url, '-o', 'piped.csv', '--job-dir', 'piped-job'], { cwd: dir });
-    run.child.stdout?.destroy();
-    const ended = await run.done;
+    const closed = new ClosedPipe();
+    const ended = await runMain(['classify', 'small.csv', '--prompt', 'Topic: {{topic}}', '--labels', 'finance,other', '--keys-file', 'keys.txt', '--base-url', sim.url, '-o', 'piped.csv', '--job-dir', 'piped-job'], {
+      cwd: dir,
+      stdout: closed,
+    });
+    expect(closed.writes).toBeGreaterThan(0); // the header was written and failed with EPIPE
     expect(ended.code).toBe(1); // one row is scripted to be blocked
+    expect(ended.stderr).not.toContain('internal error');
     expect(parse(readFileSync(path.join(dir, 'piped.csv')), { columns: true })).toHaveLength(3);
   });
 
   it('no key and no --simulate is exit 2 saying where keys come from', async () => {
-    const result = await runCli(['classify', 'small.csv', '--prompt', '{{topic}}', '--labels', 'a,b'], { cwd: dir });
+    const result = await runMain(['classify', 'small.csv', '--prompt', '{{topic}}', '--labels', 'a,b'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('GEMINI_API_KEY');
   });
 
   it('the API key never appears in stdout, stderr, the journal, the manifest or the output', async () => {
-    const result = await runCli(['classify', 'topics.csv', '--prompt-file', path.join(repoRoot, 'samples', 'prompt.txt'), '--labels', 'yes,no', '--keys-file', 'keys.txt', '--base-url', sim.url, '--rpm', '100000', '--tpm', '100000000'], {
+    const result = await runMain(['classify', 'topics.csv', '--prompt-file', path.join(repoRoot, 'samples', 'prompt.txt'), '--labels', 'yes,no', '--keys-file', 'keys.txt', '--base-url', sim.url, '--rpm', '100000', '--tpm', '100000000'], {
       cwd: dir,
     });
     expect(result.code).toBe(0);
@@ -117,7 +120,7 @@ describe('classify CLI', () => {
   });
 
   it('-o - writes CSV to stdout; a blocked row makes exit 1; formulas are neutralized', async () => {
-    const result = await runCli(['classify', 'small.csv', '--prompt', 'Topic: {{topic}}', '--labels', 'finance,other', '--keys-file', 'keys.txt', '--base-url', sim.url, '-o', '-'], { cwd: dir });
+    const result = await runMain(['classify', 'small.csv', '--prompt', 'Topic: {{topic}}', '--labels', 'finance,other', '--keys-file', 'keys.txt', '--base-url', sim.url, '-o', '-'], { cwd: dir });
     expect(result.code).toBe(1);
     const rows = parse(result.stdout, { columns: true }) as Array<Record<string, string>>;
     expect(rows.map((r) => r.id)).toEqual(['1', '2', '3']);
@@ -129,7 +132,7 @@ describe('classify CLI', () => {
   });
 
   it('--json prints NDJSON events: start, then a summary', async () => {
-    const result = await runCli(['classify', 'small.csv', '--prompt', 'Topic: {{topic}}', '--labels', 'finance,other', '--keys-file', 'keys.txt', '--base-url', sim.url, '--json', '--restart'], { cwd: dir });
+    const result = await runMain(['classify', 'small.csv', '--prompt', 'Topic: {{topic}}', '--labels', 'finance,other', '--keys-file', 'keys.txt', '--base-url', sim.url, '--json', '--restart'], { cwd: dir });
     const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; [k: string]: unknown });
     expect(events[0]?.event).toBe('start');
     const summary = events.at(-1);

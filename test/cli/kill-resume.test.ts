@@ -1,6 +1,7 @@
 /**
- * Issue 2, "Done when": classify runs as a subprocess against the simulator over real HTTP, is SIGKILLed midway, runs
- * again, and ends with one output row per input record; no row whose result was journaled is sent again.
+ * Issue 2, "Done when": classify runs as a subprocess against the simulator over real HTTP, is SIGKILLed once 150 rows
+ * are journaled, runs again (in-process) and ends with one output row per input record; no row whose result was
+ * journaled is sent again.
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,7 +11,9 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario, startSimulator, type SimLogEntry, type SimulatorHandle } from '../../src/simulator/index.js';
 import { repoRoot } from '../support/fixtures.js';
-import { runCli, spawnCli } from '../support/cli.js';
+import { spawnCli } from '../support/cli.js';
+import { journaledRows as journaledIn } from '../support/journal-rows.js';
+import { runMain } from '../support/run-main.js';
 
 const PROMPT = 'Is this skill group relevant to a backend engineering role? {{Level 3 preferred term}} {{Level 2 preferred term}}: {{Description}}';
 
@@ -39,18 +42,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function journaledRows(): Set<number> {
-  const file = path.join(dir, 'topics.gemini-batch', 'journal.jsonl');
-  const rows = new Set<number>();
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    try {
-      rows.add((JSON.parse(line) as { row: number }).row);
-    } catch {
-      // a torn last line is not a result
-    }
-  }
-  return rows;
-}
+const journaledRows = () => journaledIn(path.join(dir, 'topics.gemini-batch', 'journal.jsonl'));
 
 async function log(since: number): Promise<SimLogEntry[]> {
   return (await (await fetch(`${sim.url}/__sim/log?since=${since}`)).json()) as SimLogEntry[];
@@ -58,18 +50,11 @@ async function log(since: number): Promise<SimLogEntry[]> {
 
 describe('classify survives SIGKILL and resumes exactly', () => {
   it('sends only rows without a result and writes one row per input record', async () => {
-    const args = ['classify', 'topics.csv', '--prompt', PROMPT, '--labels', 'yes,no', '--base-url', sim.url, '--workers-per-key', '4', '--rpm', '100000', '--tpm', '100000000'];
+    const args = ['classify', 'topics.csv', '--prompt', PROMPT, '--labels', 'yes,no', '--base-url', sim.url, '--workers-per-key', '16', '--rpm', '100000', '--tpm', '100000000'];
     const env = { GEMINI_API_KEY: 'test-key-kill-resume' };
     const first = spawnCli(args, { cwd: dir, env });
     // Kill once a good part of the rows is journaled.
-    for (let i = 0; i < 600; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      try {
-        if (journaledRows().size >= 150) break;
-      } catch {
-        // journal not created yet
-      }
-    }
+    await first.waitUntil('150 journaled rows', () => journaledRows().size >= 150);
     first.child.kill('SIGKILL');
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
@@ -79,7 +64,7 @@ describe('classify survives SIGKILL and resumes exactly', () => {
     const beforeResume = await log(0);
     const lastSeq = beforeResume.reduce((m, e) => Math.max(m, e.seq), 0);
 
-    const second = await runCli(args, { cwd: dir, env });
+    const second = await runMain(args, { cwd: dir, env });
     expect(second.stderr).toBe('');
     expect(second.code).toBe(0);
 

@@ -1,6 +1,7 @@
 /**
  * What a job remembers across runs (learned limits, refused keys, the requests of a killed run) and what `plan`
- * makes of a job directory — against the simulator over real HTTP.
+ * makes of a job directory — against the simulator over real HTTP. In-process (test/support/run-main.ts), except the
+ * run that is SIGKILLed.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,9 @@ import { resultLayout } from '../../src/job/write-results.js';
 import { requestBuilder } from '../../src/prompt/build-request.js';
 import { compileTemplate } from '../../src/prompt/template.js';
 import { parseLabelList } from '../../src/prompt/labels.js';
-import { runCli, spawnCli } from '../support/cli.js';
+import { spawnCli } from '../support/cli.js';
+import { journaledRows } from '../support/journal-rows.js';
+import { runMain } from '../support/run-main.js';
 
 let sim: SimulatorHandle;
 let dir: string;
@@ -51,23 +54,16 @@ describe('memory across runs', () => {
   it('a refused key is left out of the next run, said once; the requests of a killed run still count in status', async () => {
     const args = ['classify', 'rows.csv', '--prompt', 'Topic: {{text}}', '--labels', 'x,y', '--keys-file', 'keys.txt', '--base-url', sim.url, '--rpm', '100000'];
     const first = spawnCli(args, { cwd: dir });
-    for (let i = 0; i < 200; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      const journal = path.join(dir, 'rows.gemini-batch', 'journal.jsonl');
-      try {
-        if (readFileSync(journal, 'utf8').split('\n').length > 20) break;
-      } catch {
-        // not yet
-      }
-    }
+    const journal = path.join(dir, 'rows.gemini-batch', 'journal.jsonl');
+    await first.waitUntil('20 journaled rows', () => journaledRows(journal).size >= 20);
     first.child.kill('SIGKILL');
-    await first.done;
-    const status = JSON.parse((await runCli(['status', 'rows.csv', '--json'], { cwd: dir })).stdout) as { requests: number; runs: number };
+    expect((await first.done).signal).toBe('SIGKILL');
+    const status = JSON.parse((await runMain(['status', 'rows.csv', '--json'], { cwd: dir })).stdout) as { requests: number; runs: number };
     expect(status.runs).toBe(1);
     expect(status.requests).toBeGreaterThan(0);
 
     const leakedBefore = (await stats()).keys['a/key-2']?.requests ?? 0;
-    const second = await runCli(args, { cwd: dir });
+    const second = await runMain(args, { cwd: dir });
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('was refused by the API in an earlier run');
     expect((await stats()).keys['a/key-2']?.requests ?? 0).toBe(leakedBefore);
@@ -76,7 +72,7 @@ describe('memory across runs', () => {
   it('the same 4xx for every request stops the run with exit 2 instead of failing every row', async () => {
     const many = Array.from({ length: 60 }, (_, i) => `${i},#refused ${i}`);
     writeFileSync(path.join(dir, 'refused.csv'), `id,text\n${many.join('\n')}\n`);
-    const result = await runCli(['classify', 'refused.csv', '--prompt', '{{text}}', '--labels', 'x,y', '--keys-file', 'keys.txt', '--base-url', sim.url, '--workers-per-key', '1'], { cwd: dir });
+    const result = await runMain(['classify', 'refused.csv', '--prompt', '{{text}}', '--labels', 'x,y', '--keys-file', 'keys.txt', '--base-url', sim.url, '--workers-per-key', '1'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stdout).toContain('every request so far was refused the same way');
   });
@@ -84,10 +80,10 @@ describe('memory across runs', () => {
   it('--retry-errors keeps the tokens of earlier attempts in the journal', async () => {
     writeFileSync(path.join(dir, 'flaky.csv'), 'id,text\n1,#flaky one\n2,plain\n');
     const args = ['classify', 'flaky.csv', '--prompt', '{{text}}', '--labels', 'x,y', '--keys-file', 'keys.txt', '--base-url', sim.url];
-    expect((await runCli(args, { cwd: dir })).code).toBe(1);
-    const before = JSON.parse((await runCli(['status', 'flaky.csv', '--json'], { cwd: dir })).stdout) as { tokens: { input: number } };
-    expect((await runCli([...args, '--retry-errors'], { cwd: dir })).code).toBe(0);
-    const after = JSON.parse((await runCli(['status', 'flaky.csv', '--json'], { cwd: dir })).stdout) as { tokens: { input: number } };
+    expect((await runMain(args, { cwd: dir })).code).toBe(1);
+    const before = JSON.parse((await runMain(['status', 'flaky.csv', '--json'], { cwd: dir })).stdout) as { tokens: { input: number } };
+    expect((await runMain([...args, '--retry-errors'], { cwd: dir })).code).toBe(0);
+    const after = JSON.parse((await runMain(['status', 'flaky.csv', '--json'], { cwd: dir })).stdout) as { tokens: { input: number } };
     expect(after.tokens.input).toBeGreaterThan(before.tokens.input);
   });
 });
@@ -96,10 +92,10 @@ describe('plan and the job directory', () => {
   it('counts done rows only for the job classify would resume; --restart and --retry-errors are honoured', async () => {
     writeFileSync(path.join(dir, 'small.csv'), 'id,text\n1,#refused a\n2,b\n3,c\n');
     const args = ['small.csv', '--prompt', '{{text}}', '--labels', 'x,y', '--keys-file', 'keys.txt', '--base-url', sim.url];
-    await runCli(['classify', ...args], { cwd: dir });
+    await runMain(['classify', ...args], { cwd: dir });
     const requests = async (extra: string[], prompt?: string) => {
       const a = prompt ? [...args.slice(0, 1), '--prompt', prompt, ...args.slice(3)] : args;
-      const out = (await runCli(['plan', ...a, ...extra], { cwd: dir })).stdout;
+      const out = (await runMain(['plan', ...a, ...extra], { cwd: dir })).stdout;
       return { n: Number(/requests: ([\d,]+)/.exec(out)?.[1]), out };
     };
     expect((await requests([])).n).toBe(0);
@@ -111,7 +107,7 @@ describe('plan and the job directory', () => {
   });
 
   it('--count-tokens reports a failing API call as exit 2 with a message', async () => {
-    const result = await runCli(['plan', 'small.csv', '--prompt', '{{text}}', '--labels', 'x,y', '--count-tokens', '--restart', '--base-url', 'http://127.0.0.1:9'], {
+    const result = await runMain(['plan', 'small.csv', '--prompt', '{{text}}', '--labels', 'x,y', '--count-tokens', '--restart', '--base-url', 'http://127.0.0.1:9'], {
       cwd: dir,
       env: { GEMINI_API_KEY: 'k' },
     });
@@ -132,7 +128,7 @@ describe('request shape', () => {
   });
 
   it('gemini-2.5-pro with --thinking-budget 0 is exit 2 before any request', async () => {
-    const result = await runCli(['classify', 'rows.csv', '--prompt', '{{text}}', '--labels', 'x,y', '--model', 'gemini-2.5-pro', '--thinking-budget', '0', '--keys-file', 'keys.txt', '--base-url', sim.url], {
+    const result = await runMain(['classify', 'rows.csv', '--prompt', '{{text}}', '--labels', 'x,y', '--model', 'gemini-2.5-pro', '--thinking-budget', '0', '--keys-file', 'keys.txt', '--base-url', sim.url], {
       cwd: dir,
     });
     expect(result.code).toBe(2);

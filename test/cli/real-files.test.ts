@@ -1,15 +1,15 @@
 /**
  * Issue 6: every real spreadsheet in test/fixtures/data (byte-for-byte copies of ../shared/data, see its SOURCES.md)
  * classifies with --simulate, as a newcomer runs it: one output row per source record, in order, cells unchanged,
- * every row ok, and a CSV output in the input's own dialect.
+ * every row ok, and a CSV output in the input's own dialect. In-process (test/support/run-main.ts).
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
 import { repoRoot } from '../support/fixtures.js';
+import { runMain } from '../support/run-main.js';
 
 let dir: string;
 beforeAll(() => {
@@ -53,7 +53,7 @@ const cases: Case[] = [
 describe.each(cases)('$file', (c) => {
   it(`classifies all ${c.records} records with --simulate, cells unchanged, in the input's dialect`, async () => {
     copyFileSync(path.join(repoRoot, 'test', 'fixtures', 'data', c.file), path.join(dir, c.file));
-    const result = await runCli(['classify', c.file, '--prompt', c.prompt, '--labels', 'yes,no', '--simulate', '--no-escape-formulas', ...(c.args ?? [])], { cwd: dir });
+    const result = await runMain(['classify', c.file, '--prompt', c.prompt, '--labels', 'yes,no', '--simulate', '--no-escape-formulas', ...(c.args ?? [])], { cwd: dir });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const stem = path.parse(c.file).name;

@@ -1,17 +1,21 @@
 /**
- * Issue 5: crash-safe journal, exact resume, interrupts, status, --retry-errors, outputs people can open — classify
- * run as a subprocess against the simulator over real HTTP.
+ * Issue 5: crash-safe journal, exact resume, interrupts, status, --retry-errors, outputs people can open — against the
+ * simulator over real HTTP. classify runs in-process (test/support/run-main.ts), and as a subprocess where a SIGKILL or
+ * a Ctrl-C is the point; those act on the job's state (journaled rows, a printed line, a request the simulator holds),
+ * never at a moment picked by a clock.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario, startSimulator, type SimLogEntry, type SimulatorHandle } from '../../src/simulator/index.js';
-import { binPath, runCli, spawnCli } from '../support/cli.js';
+import { binPath, spawnCli } from '../support/cli.js';
 import { repoRoot } from '../support/fixtures.js';
+import { journaledRows, journalLineCount } from '../support/journal-rows.js';
+import { runMain } from '../support/run-main.js';
 
 let sim: SimulatorHandle;
 let root: string;
@@ -53,58 +57,55 @@ function workdir(name: string): string {
 const PROMPT = 'Ticket {{id}}: {{text}}';
 const base = ['--prompt', PROMPT, '--labels', 'billing,shipping,other', '--rpm', '1000000', '--tpm', '1000000000'];
 
+const WORDS = ['refund', 'late parcel', 'invoice', 'password', 'tracking', '=SUM(A1)', 'damaged box', '01.0101'];
+/** The `text` cell of row `i` that makeRows writes. */
+const textOf = (i: number, extra = '') => `${WORDS[i % WORDS.length]} ${i}${extra}`;
+
 function makeRows(dir: string, n: number, extra: (i: number) => string = () => ''): void {
-  const words = ['refund', 'late parcel', 'invoice', 'password', 'tracking', '=SUM(A1)', 'damaged box', '01.0101'];
   const lines = ['id,text'];
-  for (let i = 0; i < n; i++) lines.push(`${i},"${words[i % words.length]} ${i}${extra(i)}"`);
+  for (let i = 0; i < n; i++) lines.push(`${i},"${textOf(i, extra(i))}"`);
   writeFileSync(path.join(dir, 'rows.csv'), `${lines.join('\n')}\n`);
 }
 
-function journalRows(dir: string, jobDir = 'rows.gemini-batch'): Set<number> {
-  const rows = new Set<number>();
-  const file = path.join(dir, jobDir, 'journal.jsonl');
-  if (!existsSync(file)) return rows;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    try {
-      rows.add((JSON.parse(line) as { row: number }).row);
-    } catch {
-      // torn last line
-    }
-  }
-  return rows;
-}
+const journalFile = (dir: string) => path.join(dir, 'rows.gemini-batch', 'journal.jsonl');
+const journalRows = (dir: string): Set<number> => journaledRows(journalFile(dir));
 
 async function simLog(since = 0): Promise<SimLogEntry[]> {
   return (await (await fetch(`${sim.url}/__sim/log?since=${since}`)).json()) as SimLogEntry[];
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const promptSha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('resume', () => {
-  it('torture: SIGKILLed at 20 random moments and resumed each time, the output is byte-identical to an uninterrupted run', async () => {
+  it('torture: SIGKILLed at 12 moments of the job and resumed each time, the output is byte-identical to an uninterrupted run', async () => {
+    const ROWS = 600;
     const reference = workdir('torture-reference');
-    makeRows(reference, 3_000);
-    const ref = await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: reference, env });
+    makeRows(reference, ROWS);
+    const ref = await runMain(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: reference, env });
     expect(ref.code).toBe(0);
 
     const dir = workdir('torture');
-    makeRows(dir, 3_000);
+    makeRows(dir, ROWS);
     const rowOfSha = new Map<string, number>();
-    for (let i = 0; i < 3_000; i++) {
-      const words = ['refund', 'late parcel', 'invoice', 'password', 'tracking', '=SUM(A1)', 'damaged box', '01.0101'];
-      rowOfSha.set(createHash('sha256').update(`Ticket ${i}: ${words[i % words.length]} ${i}`).digest('hex'), i);
-    }
+    for (let i = 0; i < ROWS; i++) rowOfSha.set(promptSha(`Ticket ${i}: ${textOf(i)}`), i);
     let seed = 20_261_129;
     const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    // The moments: once the run has printed its header (the job directory open, sending about to start), then once the
+    // journal holds a number of rows drawn at random in each twelfth of the job. Never a clock: a faster or a slower
+    // machine kills at the same points of the job.
+    const moments: Array<number | 'header'> = ['header', ...Array.from({ length: 11 }, (_, k) => Math.floor(((k + 0.1 + 0.8 * random()) * ROWS) / 12))];
     const violations: string[] = [];
     let kills = 0;
     let journaledAtKill = new Set<number>();
     let lastSeq = (await simLog()).reduce((m, e) => Math.max(m, e.seq), 0);
-    while (kills < 20) {
+    for (const moment of moments) {
       const run = spawnCli(['classify', 'rows.csv', ...base, '--base-url', sim.url, '--workers-per-key', '4'], { cwd: dir, env });
-      await sleep(250 + random() * 700);
+      if (moment === 'header') await run.waitFor(/\S/);
+      else await run.waitUntil(`${moment} journaled rows`, () => journalLineCount(journalFile(dir)) >= moment);
       run.child.kill('SIGKILL');
       const ended = await run.done;
+      expect(ended.signal).toBe('SIGKILL');
+      kills++;
       // No request of this run may be for a row journaled before it started.
       const sent = (await simLog(lastSeq)).filter((e) => e.endpoint === 'generateContent');
       for (const e of sent) {
@@ -113,28 +114,29 @@ describe('resume', () => {
       }
       lastSeq = sent.reduce((m, e) => Math.max(m, e.seq), lastSeq);
       journaledAtKill = journalRows(dir);
-      if (ended.signal === 'SIGKILL') kills++;
-      else break; // the job finished before the kill
     }
-    const final = await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env });
+    expect(journaledAtKill.size).toBeGreaterThan((11 * ROWS) / 12 - ROWS / 12);
+    expect(journaledAtKill.size).toBeLessThan(ROWS);
+    const final = await runMain(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env });
     expect(final.code).toBe(0);
     const last = (await simLog(lastSeq)).filter((e) => e.endpoint === 'generateContent');
+    expect(last.length).toBeGreaterThanOrEqual(ROWS - journaledAtKill.size);
     for (const e of last) if (journaledAtKill.has(rowOfSha.get(e.promptSha256 ?? '') ?? -1)) violations.push('final run resent a journaled row');
     expect(violations).toEqual([]);
-    expect(kills).toBeGreaterThanOrEqual(10);
+    expect(kills).toBe(12);
     expect(readFileSync(path.join(dir, 'rows.classified.csv')).equals(readFileSync(path.join(reference, 'rows.classified.csv')))).toBe(true);
   });
 
   it('a manifest mismatch stops the job with exit 2 saying what differs; --restart starts over', async () => {
     const dir = workdir('mismatch');
     makeRows(dir, 20);
-    expect((await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env })).code).toBe(0);
+    expect((await runMain(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env })).code).toBe(0);
     const changed = ['--prompt', 'Other question {{id}}: {{text}}', '--labels', 'billing,shipping,other', '--base-url', sim.url];
-    const mismatch = await runCli(['classify', 'rows.csv', ...changed], { cwd: dir, env });
+    const mismatch = await runMain(['classify', 'rows.csv', ...changed], { cwd: dir, env });
     expect(mismatch.code).toBe(2);
     expect(mismatch.stderr).toMatch(/prompt/);
     expect(mismatch.stderr).toContain('--restart');
-    const restarted = await runCli(['classify', 'rows.csv', ...changed, '--restart'], { cwd: dir, env });
+    const restarted = await runMain(['classify', 'rows.csv', ...changed, '--restart'], { cwd: dir, env });
     expect(restarted.code).toBe(0);
     expect(JSON.parse(readFileSync(path.join(dir, 'rows.gemini-batch', 'manifest.json'), 'utf8')).settings.prompt).toBe('Other question {{id}}: {{text}}');
   });
@@ -142,13 +144,13 @@ describe('resume', () => {
   it('a torn last journal line is dropped, said, and its row sent again', async () => {
     const dir = workdir('torn');
     makeRows(dir, 10);
-    expect((await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url, '--limit', '6'], { cwd: dir, env })).code).toBe(0);
+    expect((await runMain(['classify', 'rows.csv', ...base, '--base-url', sim.url, '--limit', '6'], { cwd: dir, env })).code).toBe(0);
     const journal = path.join(dir, 'rows.gemini-batch', 'journal.jsonl');
     const text = readFileSync(journal, 'utf8');
     const lastLine = text.trimEnd().split('\n').at(-1) as string;
     truncateSync(journal, Buffer.byteLength(text) - Math.floor(Buffer.byteLength(lastLine) / 2) - 1);
     const lostRow = (JSON.parse(lastLine) as { row: number }).row;
-    const result = await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env });
+    const result = await runMain(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/torn/);
     expect(journalRows(dir).has(lostRow)).toBe(true);
@@ -158,15 +160,17 @@ describe('resume', () => {
     for (const line of readFileSync(journal, 'utf8').trimEnd().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
   });
 
-  it('Ctrl-C: exit 3, output written with pending rows and the resume command; resuming finishes; a second Ctrl-C quits at once', async () => {
+  it('Ctrl-C: exit 3, output written with pending rows and the resume command; resuming finishes', async () => {
     const dir = workdir('interrupt');
-    makeRows(dir, 400, (i) => (i === 100 ? ' #slow-once' : ''));
-    const slow = ['classify', 'rows.csv', ...base, '--base-url', sim.url, '--workers-per-key', '1'];
-    const run = spawnCli(slow, { cwd: dir, env });
-    for (let i = 0; i < 200 && journalRows(dir).size < 20; i++) await sleep(25);
+    makeRows(dir, 400);
+    const args = ['classify', 'rows.csv', ...base, '--base-url', sim.url, '--workers-per-key', '1'];
+    const run = spawnCli(args, { cwd: dir, env });
+    // Rows are journaled only once the job sends, after its Ctrl-C handlers are installed.
+    await run.waitUntil('20 journaled rows', () => journalLineCount(journalFile(dir)) >= 20);
     run.child.kill('SIGINT');
     const ended = await run.done;
     expect(ended.code).toBe(3);
+    expect(ended.stdout).toContain('stopping: no new requests');
     // Run as `node <path>/bin/gemini-batch.js`, the printed command says so: it runs as printed.
     expect(ended.stdout).toContain(`resume with: node ${binPath} classify rows.csv`);
     const out = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
@@ -174,39 +178,56 @@ describe('resume', () => {
     expect(out.filter((r) => r.status === 'pending').length).toBeGreaterThan(0);
     expect(out.filter((r) => r.status === 'ok').length).toBe(journalRows(dir).size);
 
-    // A second Ctrl-C quits at once, and still says how to resume. With one worker, once rows 0–99 are journaled row 100
-    // is in flight for 30 s: the first Ctrl-C waits for it, the second one (sent once the first is handled) quits.
-    const twice = spawnCli(slow, { cwd: dir, env });
-    for (let i = 0; i < 1200 && journalRows(dir).size < 100; i++) await sleep(25);
-    expect(journalRows(dir).size).toBe(100);
+    const resumed = await runMain(args.slice(0, -2).concat(['--workers-per-key', '8']), { cwd: dir, env });
+    expect(resumed.code).toBe(0);
+    const kept = out.filter((r) => r.status === 'ok').length;
+    expect(resumed.stdout).toContain(`400 rows: ${kept} kept from earlier runs, ${400 - kept} to send`);
+    const done = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    expect(done.every((r) => r.status === 'ok')).toBe(true);
+  });
+
+  it('a second Ctrl-C quits at once: the journal on disk, the run logged, the resume command printed, no further request', async () => {
+    const dir = workdir('interrupt-twice');
+    makeRows(dir, 400, (i) => (i === 100 ? ' #slow-once' : ''));
+    const args = ['classify', 'rows.csv', ...base, '--base-url', sim.url, '--workers-per-key', '1'];
+    // With one worker, rows 0–99 are answered and journaled, then row 100 is in flight for 30 s: the first Ctrl-C waits
+    // for it, the second one (sent once the first is handled) must not.
+    const slowSha = promptSha(`Ticket 100: ${textOf(100, ' #slow-once')}`);
+    const before = (await simLog()).reduce((m, e) => Math.max(m, e.seq), 0);
+    const twice = spawnCli(args, { cwd: dir, env });
+    let slowSeq: number | undefined;
+    await twice.waitUntil('row 100 sent', async () => (slowSeq = (await simLog(before)).find((e) => e.promptSha256 === slowSha)?.seq) !== undefined);
+    await twice.waitUntil('rows 0–99 journaled', () => journalLineCount(journalFile(dir)) >= 100);
     twice.child.kill('SIGINT');
     await twice.waitFor(/stopping: no new requests/);
     twice.child.kill('SIGINT');
     const quit = await twice.done;
     expect(quit.code).toBe(3);
-    expect(quit.stdout).toMatch(/quit at once \(second Ctrl-C\): \d+ rows pending/);
+    expect(quit.stdout).toMatch(/quit at once \(second Ctrl-C\): 300 rows pending, requests in flight abandoned/);
     expect(quit.stdout).toContain(`resume with: node ${binPath} classify rows.csv`);
-
-    const status = await runCli(['status', 'rows.csv', '--json'], { cwd: dir });
+    // It did not wait for row 100's answer; what was answered before is journaled, every line whole.
+    const lines = readFileSync(journalFile(dir), 'utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((l) => (JSON.parse(l) as { row: number }).row).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    // No request after row 100's: the first Ctrl-C stopped dispatching, the second sent nothing either.
+    expect((await simLog(slowSeq!)).filter((e) => e.endpoint === 'generateContent')).toEqual([]);
+    // The run's record says how it ended, for status.
+    const runs = readFileSync(path.join(dir, 'rows.gemini-batch', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { exitCode: number | null; finished: number });
+    expect(runs.at(-1)).toMatchObject({ exitCode: 3, finished: 100 });
+    const status = await runMain(['status', 'rows.csv', '--json'], { cwd: dir });
     const report = JSON.parse(status.stdout) as { rows: number; remaining: number; byStatus: Record<string, number>; runs: number };
-    expect(report.rows).toBe(400);
-    expect(report.byStatus.ok + report.remaining).toBe(400);
-    expect(report.runs).toBeGreaterThanOrEqual(1);
-
-    const resumed = await runCli(slow.slice(0, -2).concat(['--workers-per-key', '8']), { cwd: dir, env });
-    expect(resumed.code).toBe(0);
-    const done = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
-    expect(done.every((r) => r.status === 'ok')).toBe(true);
+    expect(report).toMatchObject({ rows: 400, remaining: 300, runs: 1 });
+    expect(report.byStatus.ok).toBe(100);
   });
 
   it('--retry-errors sends failed rows again', async () => {
     const dir = workdir('retry-errors');
     makeRows(dir, 5, (i) => (i === 2 ? ' #fails-once' : ''));
-    const first = await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env });
+    const first = await runMain(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env });
     expect(first.code).toBe(1);
-    const again = await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env });
+    const again = await runMain(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env });
     expect(again.code).toBe(1); // a plain resume does not resend failed rows
-    const retried = await runCli(['classify', 'rows.csv', ...base, '--base-url', sim.url, '--retry-errors'], { cwd: dir, env });
+    const retried = await runMain(['classify', 'rows.csv', ...base, '--base-url', sim.url, '--retry-errors'], { cwd: dir, env });
     expect(retried.code).toBe(0);
     const out = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
     expect(out.map((r) => r.status)).toEqual(Array(5).fill('ok'));
@@ -216,7 +237,7 @@ describe('resume', () => {
     const dir = workdir('formats');
     copyFileSync(path.join(repoRoot, 'test', 'fixtures', 'data', 'cip-2020-nces.csv'), path.join(dir, 'cip.csv'));
     const args = ['classify', 'cip.csv', '--prompt', '{{CIPTitle}}: {{CIPDefinition}}', '--labels', 'stem,other', '--base-url', sim.url, '--limit', '40', '--rpm', '1000000', '--tpm', '1000000000'];
-    for (const ext of ['tsv', 'jsonl', 'xlsx']) expect((await runCli([...args, '-o', `out.${ext}`], { cwd: dir, env })).code).toBe(0);
+    for (const ext of ['tsv', 'jsonl', 'xlsx']) expect((await runMain([...args, '-o', `out.${ext}`], { cwd: dir, env })).code).toBe(0);
     const source = (parse(readFileSync(path.join(dir, 'cip.csv')), { columns: true }) as Array<Record<string, string>>).slice(0, 40);
     const tsv = parse(readFileSync(path.join(dir, 'out.tsv')), { columns: true, delimiter: '\t' }) as Array<Record<string, string>>;
     const jsonl = readFileSync(path.join(dir, 'out.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);

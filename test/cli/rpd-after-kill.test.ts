@@ -1,9 +1,9 @@
 /**
  * Issue 11 item 12, as reported: classify is SIGKILLed several times mid-run; the daily request count the job keeps
  * (what the next run's RPD limiter starts from) must hold every request the server received — before, ten kills
- * recorded 1,288 of 1,531 requests. A subprocess, because a kill is the point.
+ * recorded 1,288 of 1,531 requests. A subprocess, because a kill is the point; each kill once 60 more rows are journaled.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { QuotaStateFile } from '../../src/job/quota-state-file.js';
 import { pacificDay } from '../../src/schedule/pacific-day.js';
 import { parseScenario, startSimulator, type SimStats, type SimulatorHandle } from '../../src/simulator/index.js';
 import { spawnCli } from '../support/cli.js';
+import { journalLineCount } from '../support/journal-rows.js';
 
 const KEY = 'rpd-after-kill-key-0001';
 const WORKERS = 4;
@@ -33,13 +34,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function journalLines(): number {
-  try {
-    return readFileSync(path.join(dir, 'rows.gemini-batch', 'journal.jsonl'), 'utf8').split('\n').length - 1;
-  } catch {
-    return 0;
-  }
-}
+const journalLines = () => journalLineCount(path.join(dir, 'rows.gemini-batch', 'journal.jsonl'));
 
 describe('RPD after SIGKILL (issue 11 item 12)', () => {
   it('counts every request the server received, over three kills', async () => {
@@ -47,7 +42,7 @@ describe('RPD after SIGKILL (issue 11 item 12)', () => {
     for (let kill = 1; kill <= 3; kill++) {
       const target = journalLines() + 60;
       const run = spawnCli(args, { cwd: dir, env: { GEMINI_API_KEY: KEY } });
-      for (let i = 0; i < 400 && journalLines() < target; i++) await new Promise((r) => setTimeout(r, 25));
+      await run.waitUntil(`${target} journaled rows`, () => journalLines() >= target);
       run.child.kill('SIGKILL');
       expect((await run.done).signal).toBe('SIGKILL');
     }

@@ -16,8 +16,9 @@ beforeEach(() => {
   file = path.join(dir, 'journal.jsonl');
 });
 afterEach(() => {
-  vi.useRealTimers();
+  // Mocks first: a spy on a faked setTimeout restores the fake one, which useRealTimers then replaces.
   vi.restoreAllMocks();
+  vi.useRealTimers();
   remove();
 });
 

@@ -20,12 +20,19 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /**
  * Starts the CLI; the caller may kill it. `waitFor(pattern)` resolves once stdout has printed a match (e.g. the notice
- * that the first Ctrl-C was handled), so that tests wait for the program's state, not for a clock.
+ * that the first Ctrl-C was handled), `waitUntil(what, condition)` once `condition()` holds (e.g. a journaled-row count),
+ * so that tests wait for the program's state, not for a clock. Both reject, failing the test, when the CLI ends first
+ * or the state is not reached within `timeoutMs` (a bound for a broken build, never a moment to act at).
  */
 export function spawnCli(
   args: string[],
   options: { cwd: string; env?: Record<string, string> },
-): { child: ChildProcess; done: Promise<CliResult>; waitFor(pattern: RegExp, timeoutMs?: number): Promise<void> } {
+): {
+  child: ChildProcess;
+  done: Promise<CliResult>;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  waitUntil(what: string, condition: () => boolean | Promise<boolean>, timeoutMs?: number): Promise<void>;
+} {
   const child = spawn(process.execPath, [binPath, ...args], { cwd: options.cwd, env: cliEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -39,7 +46,15 @@ export function spawnCli(
       await new Promise((r) => setTimeout(r, 10));
     }
   };
-  return { child, done, waitFor };
+  const waitUntil = async (what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> => {
+    const until = Date.now() + timeoutMs;
+    while (!(await condition())) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the CLI ended before ${what} (exit ${child.exitCode}; stderr: ${stderr.slice(-500)})`);
+      if (Date.now() > until) throw new Error(`the CLI did not reach ${what} in ${timeoutMs} ms (stdout so far: ${stdout.slice(-500)})`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+  return { child, done, waitFor, waitUntil };
 }
 
 /** Runs the CLI to the end. */

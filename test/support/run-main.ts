@@ -6,8 +6,8 @@
  *
  * The working directory is the process's: each call chdirs into `cwd` and back, and calls are serialized within a test
  * file (one vitest fork), so tests may await several `runMain` at once. This needs vitest's `forks` pool
- * (vitest.config.ts); worker threads cannot chdir. `-o -` still writes CSV to the process's stdout (src/output writes
- * there directly), so tests of stdout output spawn the CLI.
+ * (vitest.config.ts); worker threads cannot chdir. `-o -` writes its CSV to the fake stdout (`Io.stdout`), as the
+ * real CLI writes it to the process's.
  */
 import { Writable } from 'node:stream';
 import { main } from '../../src/cli.js';
@@ -26,6 +26,8 @@ export interface RunMainOptions {
   env?: Record<string, string>;
   /** Called with each chunk as it is written, e.g. to send a SIGINT once the job has started. */
   onWrite?: (stream: 'stdout' | 'stderr', text: string) => void;
+  /** A stdout of the test's own instead of the captured one (e.g. {@link ClosedPipe}); `stdout` is then ''. */
+  stdout?: Writable;
 }
 
 /** A writable that keeps what is written; `isTTY` false, so classify prints plain lines. */
@@ -42,6 +44,17 @@ class CapturedStream extends Writable {
     this.text += text;
     this.onText(text);
     done();
+  }
+}
+
+/** A stdout whose reader has gone (`| head` after it exits): every write fails with EPIPE, as a closed pipe does. */
+export class ClosedPipe extends Writable {
+  /** Writes attempted (each failed). */
+  writes = 0;
+
+  override _write(_chunk: unknown, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    this.writes++;
+    done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE', errno: -32, syscall: 'write' }));
   }
 }
 
@@ -68,7 +81,7 @@ async function runNow(args: readonly string[], options: RunMainOptions): Promise
     throw new Error(`runMain needs a process that can chdir (vitest pool 'forks'): ${String(error)}`, { cause: error });
   }
   try {
-    const code = await main(['node', 'gemini-batch', ...args], { stdout, stderr, env: { ...options.env } });
+    const code = await main(['node', 'gemini-batch', ...args], { stdout: options.stdout ?? stdout, stderr, env: { ...options.env } });
     return { code, stdout: stdout.text, stderr: stderr.text };
   } finally {
     process.chdir(before);
