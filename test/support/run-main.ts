@@ -28,6 +28,8 @@ export interface RunMainOptions {
   onWrite?: (stream: 'stdout' | 'stderr', text: string) => void;
   /** A stdout of the test's own instead of the captured one (e.g. {@link ClosedPipe}); `stdout` is then ''. */
   stdout?: Writable;
+  /** A stderr of the test's own instead of the captured one; `stderr` is then ''. */
+  stderr?: Writable;
 }
 
 /** A writable that keeps what is written; `isTTY` false, so classify prints plain lines. */
@@ -81,7 +83,7 @@ async function runNow(args: readonly string[], options: RunMainOptions): Promise
     throw new Error(`runMain needs a process that can chdir (vitest pool 'forks'): ${String(error)}`, { cause: error });
   }
   try {
-    const code = await main(['node', 'gemini-batch', ...args], { stdout: options.stdout ?? stdout, stderr, env: { ...options.env } });
+    const code = await main(['node', 'gemini-batch', ...args], { stdout: options.stdout ?? stdout, stderr: options.stderr ?? stderr, env: { ...options.env } });
     return { code, stdout: stdout.text, stderr: stderr.text };
   } finally {
     process.chdir(before);
