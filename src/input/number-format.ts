@@ -1,111 +1,80 @@
 /**
  * Excel number formats (`numFmt` codes such as `#,##0.00`, `0%`, `yyyy-mm-dd`, `(###) ###-####`) applied to a cell
- * value, so that a number or date reads as the sheet displays it. Covers the codes people use in practice:
- * sections (`pos;neg;zero;text`), quoted and escaped literals, colours and locale tags, `0 # ?` placeholders with
- * literals between them, thousands separators and scaling commas, percent, scientific notation, fractions, and
- * date/time codes including elapsed `[h]`. Names of months and days are English; the decimal separator is `.`
- * and the thousands separator `,` (the stored format's own symbols, not the viewer's locale).
- * Reference: ECMA-376 Part 1, §18.8.31 numFmt; Microsoft "Review guidelines for customizing a number format".
+ * value, so that a number or date reads as the sheet displays it. numfmt does the formatting (sections, conditions,
+ * literals, placeholders, scaling, fractions, scientific, dates and elapsed times; ECMA-376 Part 1 §18.8.31, checked
+ * against Excel by its authors: https://github.com/borgar/numfmt). What is kept here are the choices that differ from
+ * what Excel shows on the screen of whoever opens the file, because the text goes into a prompt and an output file:
+ * - General shows up to 15 significant digits (the precision Excel stores), not the ~10 a column shows;
+ * - built-in formats 14 and 22 ("the viewer's short date" and "date and time", stored as `mm-dd-yy` and
+ *   `m/d/yy h:mm`) and a date under General are written ISO 8601 (`2024-01-05`, `2024-01-05 14:03`): the same in
+ *   every locale;
+ * - a locale tag (`[$€-407]`, `[$-409]`) keeps its currency symbol, not its locale: `.` and `,` as the code writes
+ *   them, English names of months and days;
+ * - the spaces a fraction pads with for alignment in a column (`# ?/?`: ` 1/2`, `3    `) are trimmed.
+ * The cases are in test/input/number-format.test.ts.
  */
-import { EPOCH_1900, MS_PER_DAY, OFFSET_1904, formatDateTokens } from './number-format-date.js';
-import { formatFixed, formatFraction, formatGeneral, formatScientific } from './number-format-digits.js';
-import { tokenize } from './number-format-tokens.js';
+import { format, getFormatInfo, isDateFormat, isValidFormat } from 'numfmt';
 
-export { formatGeneral };
+const MS_PER_DAY = 86_400_000;
+/** Serial number of 1970-01-01 in the 1900 date system (with Excel's 1900 leap day). */
+const EPOCH_1900 = 25_569;
+/** Days between the 1900 and 1904 date systems' day 0. */
+const OFFSET_1904 = 1_462;
 
-/** The Excel serial number of a date as exceljs decoded it (UTC wall time). */
-export function dateToSerial(date: Date, date1904 = false): number {
-  return date.getTime() / MS_PER_DAY + EPOCH_1900 - (date1904 ? OFFSET_1904 : 0);
+/** Built-in formats whose display depends on the viewer's locale (ids 14 and 22, as exceljs reports their codes). */
+const ISO_INSTEAD: Readonly<Record<string, string>> = {
+  'mm-dd-yy': 'yyyy-mm-dd',
+  'm/d/yy "h":mm': 'yyyy-mm-dd h:mm',
+  'm/d/yy h:mm': 'yyyy-mm-dd h:mm',
+};
+
+/**
+ * A number as Excel's General format writes it, with up to 15 significant digits: `0.333333333333333`, `1234.5678`,
+ * `12345678901234`; scientific (`1E+20`, `-2.5E-12`) from 1e15 and under 1e-9.
+ */
+export function formatGeneral(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  if (value === 0) return '0';
+  const abs = Math.abs(value);
+  if (abs >= 1e15 || abs < 1e-9) {
+    const [mantissa = '0', exponent = '0'] = value.toExponential(5).split('e');
+    const trimmed = mantissa.includes('.') ? mantissa.replace(/\.?0+$/, '') : mantissa;
+    const exp = Number(exponent);
+    return `${trimmed}E${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  const text = value.toPrecision(15);
+  return text.includes('.') && !text.includes('e') ? text.replace(/\.?0+$/, '') : String(Number(text));
 }
 
 /**
  * Formats a cell value with an Excel number format code.
- * @param value a number, or a Date as exceljs decodes date-formatted cells.
- * @param format the `numFmt` code; undefined or `General` gives `formatGeneral`.
+ * @param value a number, or a Date as exceljs decodes date-formatted cells (UTC wall time).
+ * @param code the `numFmt` code; undefined, '' or `General` gives {@link formatGeneral} (a Date: `yyyy-mm-dd hh:mm:ss`).
  * @param date1904 the workbook uses the 1904 date system.
+ * @returns the text; a code numfmt cannot read gives the number as General. Never throws.
  */
-export function formatNumber(value: number | Date, format: string | undefined, date1904 = false): string {
-  const serial = value instanceof Date ? dateToSerial(value, date1904) : value;
-  if (format === undefined || format === '' || /^general$/i.test(format)) {
-    return value instanceof Date ? formatSection(serial, 'yyyy-mm-dd hh:mm:ss', date1904) : formatGeneral(serial);
-  }
-  // Built-in format 14 is "the locale's short date" and 22 its date and time: exceljs reports them as these codes.
-  // What Excel shows for them depends on the viewer's locale, so an unambiguous ISO form is written instead.
-  if (format === 'mm-dd-yy') return formatSection(serial, 'yyyy-mm-dd', date1904);
-  if (format === 'm/d/yy "h":mm' || format === 'm/d/yy h:mm') return formatSection(serial, 'yyyy-mm-dd h:mm', date1904);
-  const sections = splitSections(format);
-  const { section, number } = pickSection(sections, serial);
-  return formatSection(number, section, date1904);
+export function formatNumber(value: number | Date, code: string | undefined, date1904 = false): string {
+  const general = code === undefined || code === '' || /^general$/i.test(code);
+  if (general && !(value instanceof Date)) return formatGeneral(value);
+  const pattern = general ? 'yyyy-mm-dd hh:mm:ss' : withoutLocales(ISO_INSTEAD[code] ?? code);
+  const dateCode = isDateFormat(pattern);
+  // numfmt counts days in the 1900 system; a 1904 workbook's serials are 1,462 days behind. A Date under a number
+  // format shows the serial the workbook stores.
+  const serial = value instanceof Date ? serialOf(value, date1904 && !dateCode) : value + (date1904 && dateCode ? OFFSET_1904 : 0);
+  if (!isValidFormat(pattern)) return formatGeneral(serial);
+  const text = format(pattern, serial);
+  return getFormatInfo(pattern).type === 'fraction' ? text.trim() : text;
 }
 
-/** Splits a code at `;` outside quotes, brackets and escapes. */
-function splitSections(format: string): string[] {
-  const sections: string[] = [];
-  let current = '';
-  for (let i = 0; i < format.length; i += 1) {
-    const ch = format[i] ?? '';
-    if (ch === '"') {
-      const end = format.indexOf('"', i + 1);
-      const stop = end === -1 ? format.length : end + 1;
-      current += format.slice(i, stop);
-      i = stop - 1;
-    } else if (ch === '\\' || ch === '_' || ch === '*') {
-      current += format.slice(i, i + 2);
-      i += 1;
-    } else if (ch === '[') {
-      const end = format.indexOf(']', i);
-      const stop = end === -1 ? format.length : end + 1;
-      current += format.slice(i, stop);
-      i = stop - 1;
-    } else if (ch === ';') {
-      sections.push(current);
-      current = '';
-    } else current += ch;
-  }
-  sections.push(current);
-  return sections;
+/** The serial number of a date (UTC wall time), in the 1900 or 1904 date system. */
+function serialOf(date: Date, date1904: boolean): number {
+  return date.getTime() / MS_PER_DAY + EPOCH_1900 - (date1904 ? OFFSET_1904 : 0);
 }
 
-const CONDITION = /\[(<=|>=|<>|<|>|=)(-?\d+(?:\.\d+)?)\]/;
-
-function test(value: number, op: string, limit: number): boolean {
-  switch (op) {
-    case '<': return value < limit;
-    case '<=': return value <= limit;
-    case '>': return value > limit;
-    case '>=': return value >= limit;
-    case '=': return value === limit;
-    default: return value !== limit;
-  }
-}
-
-/** The section that applies to `value`, and the number to format with it (absolute for a negative section). */
-function pickSection(sections: string[], value: number): { section: string; number: number } {
-  const numeric = sections.slice(0, 3);
-  const conditional = numeric.map((s) => CONDITION.exec(s));
-  if (conditional.some(Boolean)) {
-    for (let i = 0; i < numeric.length; i += 1) {
-      const match = conditional[i];
-      if (match && test(value, match[1] ?? '=', Number(match[2]))) return { section: numeric[i] ?? '', number: i === 0 ? value : Math.abs(value) };
-    }
-    const fallback = numeric.find((_, i) => !conditional[i]) ?? numeric[numeric.length - 1] ?? '';
-    return { section: fallback, number: Math.abs(value) };
-  }
-  if (value < 0 && numeric.length >= 2) return { section: numeric[1] ?? '', number: Math.abs(value) };
-  if (value === 0 && numeric.length >= 3) return { section: numeric[2] ?? '', number: 0 };
-  return { section: numeric[0] ?? '', number: value };
-}
-
-function formatSection(value: number, section: string, date1904: boolean): string {
-  if (section === '') return '';
-  const parsed = tokenize(section);
-  if (parsed.isDate) return formatDateTokens(value, parsed.tokens, date1904);
-  const hasDigits = parsed.tokens.some((t) => t.kind === 'digit');
-  if (!hasDigits) {
-    return parsed.tokens.map((t) => (t.kind === 'text' ? t.text : t.kind === 'general' ? formatGeneral(value) : '')).join('');
-  }
-  const scaled = (value * 100 ** parsed.percent) / 1000 ** parsed.scale;
-  if (parsed.fraction) return formatFraction(scaled, parsed.tokens);
-  if (parsed.exponent !== undefined) return formatScientific(scaled, parsed.tokens, parsed.exponent);
-  return formatFixed(scaled, parsed.tokens, parsed.thousands);
+/** `[$€-407]` → `[$€]`, `[$-409]` → '': a locale tag's symbol stays, its locale goes (quoted text is left alone). */
+function withoutLocales(code: string): string {
+  return code.replace(/("[^"]*")|\[\$([^\]-]*)-[0-9A-Fa-f]+\]/g, (match, quoted: string | undefined, symbol: string | undefined) => {
+    if (quoted !== undefined) return match;
+    return symbol ? `[$${symbol}]` : '';
+  });
 }

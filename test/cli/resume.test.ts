@@ -77,7 +77,7 @@ async function simLog(since = 0): Promise<SimLogEntry[]> {
 const promptSha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('resume', () => {
-  it('torture: SIGKILLed at 12 moments of the job and resumed each time, the output is byte-identical to an uninterrupted run', async () => {
+  it('torture: SIGKILLed at 10 moments of the job and resumed each time, the output is byte-identical to an uninterrupted run', async () => {
     const ROWS = 600;
     const reference = workdir('torture-reference');
     makeRows(reference, ROWS);
@@ -91,9 +91,9 @@ describe('resume', () => {
     let seed = 20_261_129;
     const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
     // The moments: once the run has printed its header (the job directory open, sending about to start), then once the
-    // journal holds a number of rows drawn at random in each twelfth of the job. Never a clock: a faster or a slower
-    // machine kills at the same points of the job.
-    const moments: Array<number | 'header'> = ['header', ...Array.from({ length: 11 }, (_, k) => Math.floor(((k + 0.1 + 0.8 * random()) * ROWS) / 12))];
+    // journal holds a number of rows drawn at random in each tenth of the job (the last tenth is left to the final run).
+    // Never a clock: a faster or a slower machine kills at the same points of the job.
+    const moments: Array<number | 'header'> = ['header', ...Array.from({ length: 9 }, (_, k) => Math.floor(((k + 0.1 + 0.8 * random()) * ROWS) / 10))];
     const violations: string[] = [];
     let kills = 0;
     let journaledAtKill = new Set<number>();
@@ -115,7 +115,7 @@ describe('resume', () => {
       lastSeq = sent.reduce((m, e) => Math.max(m, e.seq), lastSeq);
       journaledAtKill = journalRows(dir);
     }
-    expect(journaledAtKill.size).toBeGreaterThan((11 * ROWS) / 12 - ROWS / 12);
+    expect(journaledAtKill.size).toBeGreaterThan((8 * ROWS) / 10);
     expect(journaledAtKill.size).toBeLessThan(ROWS);
     const final = await runMain(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: dir, env });
     expect(final.code).toBe(0);
@@ -123,7 +123,7 @@ describe('resume', () => {
     expect(last.length).toBeGreaterThanOrEqual(ROWS - journaledAtKill.size);
     for (const e of last) if (journaledAtKill.has(rowOfSha.get(e.promptSha256 ?? '') ?? -1)) violations.push('final run resent a journaled row');
     expect(violations).toEqual([]);
-    expect(kills).toBe(12);
+    expect(kills).toBe(10);
     expect(readFileSync(path.join(dir, 'rows.classified.csv')).equals(readFileSync(path.join(reference, 'rows.classified.csv')))).toBe(true);
   });
 

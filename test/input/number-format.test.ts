@@ -95,3 +95,16 @@ describe('date formats', () => {
     expect(formatNumber(day, undefined)).toBe('2024-01-05 14:03:09');
   });
 });
+
+describe('codes the formatter cannot read, and locale tags', () => {
+  test('an unreadable code shows the number as General, never throws', () => {
+    expect(formatNumber(1234.5, '0.00"')).toBe('1234.5');
+    expect(formatNumber(1234.5, '0;0;0;@;0')).toBe('1234.5');
+  });
+
+  test("a locale tag keeps its symbol; names stay English and separators as the code writes them", () => {
+    expect(formatNumber(1234.5, '[$USD-409] #,##0.00')).toBe('USD 1,234.50');
+    expect(formatNumber(45296.25, '[$-407]dddd h:mm')).toBe('Friday 6:00');
+    expect(formatNumber(1234.5, '"[$x-407]" 0')).toBe('[$x-407] 1235');
+  });
+});

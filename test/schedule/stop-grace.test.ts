@@ -74,7 +74,8 @@ describe('stop grace', () => {
     // Row 0 answers 2 s after it was sent; every other row would take a minute. Like the real client, an aborted
     // request rejects with CancelledFailure.
     const client: GeminiCaller = {
-      generate(request, signal) {
+      generate(request, options) {
+        const signal = options?.signal;
         const row = Number(request.prompt);
         calls.push({ row, signal });
         return new Promise<GenerateAnswer>((resolve, reject) => {
