@@ -70,12 +70,10 @@ describe.each(cases)('$file', (c) => {
     expect(source).toHaveLength(c.records + 1);
     const width = source[0]!.length;
     expect(output[0]!.slice(-3)).toEqual(['label', 'status', 'error']);
-    for (let i = 1; i < output.length; i++) {
-      const row = output[i]!;
-      expect(row.slice(0, width)).toEqual([...source[i]!, ...Array(Math.max(0, width - source[i]!.length)).fill('')].slice(0, width));
-      expect(row.at(-2)).toBe('ok');
-      expect(['yes', 'no']).toContain(row.at(-3));
-    }
+    // Whole-table comparisons (one expect per row would cost more than the run): cells unchanged and in order…
+    expect(output.slice(1).map((row) => row.slice(0, width))).toEqual(source.slice(1).map((cells) => [...cells, ...Array(Math.max(0, width - cells.length)).fill('')].slice(0, width)));
+    // …and every row ok with a valid label.
+    expect(output.slice(1).filter((row) => row.at(-2) !== 'ok' || !['yes', 'no'].includes(row.at(-3) ?? ''))).toEqual([]);
     expect(outputBytes.includes(Buffer.from('\uFFFD'))).toBe(false);
     expect(outputBytes.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]))).toBe(c.read.bom ?? false);
   });
