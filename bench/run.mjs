@@ -7,10 +7,13 @@
 //   BENCH_RPM=120 BENCH_MINUTES=3 node bench/run.mjs   # S1–S5 at another rate / length
 //
 // Efficiency = ideal ÷ wall. Wall: from the first request the simulator saw to the last row settled. Ideal: what a
-// perfect client needs for the same rows — the binding quota's time for them ((rows − 1) ÷ RPM, or input tokens ÷ TPM
-// when TPM binds) plus one median answer (the last one's). 429s, requests and peaks come from the simulator's own
-// counters (GET /__sim/stats), not from the tools; 429s injected as faults (S10) are counted apart.
+// perfect client needs for the same rows with the same answer times — it sends row k exactly when the binding quota
+// allows (k ÷ RPM, or the tokens of the rows before it ÷ TPM) and is done when the last answer is back, each row
+// taking the latency the simulator drew for its answer (its log's latencyMs). With slow answers the wait for the last
+// ones is part of the ideal, not a loss. 429s, requests and peaks come from the simulator's own counters
+// (GET /__sim/stats), not from the tools; 429s injected as faults (S10) are counted apart.
 import { spawn, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,6 +126,38 @@ function multilingualRows(count) {
   return out;
 }
 
+/**
+ * The wall time of a perfect client (see the top of this file), s: row k leaves at its place in the binding quota and
+ * its answer comes back after the latency the simulator drew for the row's answer (first 200 in the log).
+ */
+function idealWall(s, prompts, log, stats, dir) {
+  const latency = new Map();
+  for (const e of log) if (e.status === 200 && e.promptSha256 && !latency.has(e.promptSha256)) latency.set(e.promptSha256, (e.latencyMs ?? 0) / 1000);
+  // Tokens per row, for the TPM-bound scenario: gemini-batch's journal has each row's promptTokenCount.
+  let tokens;
+  if (s.tpm !== undefined) {
+    tokens = new Array(prompts.length).fill(stats.tokens.input / prompts.length);
+    try {
+      for (const line of readFileSync(path.join(dir, 'rows.gemini-batch', 'journal.jsonl'), 'utf8').split('\n')) {
+        if (!line.trim()) continue;
+        const entry = JSON.parse(line);
+        if (entry.tokens?.input > 0) tokens[entry.row] = entry.tokens.input;
+      }
+    } catch {
+      // no journal (a peer): the even spread stays
+    }
+  }
+  let end = 0;
+  let before = 0;
+  prompts.forEach((prompt, k) => {
+    const sendAt = s.tpm !== undefined ? (before / (s.tpm * s.projects)) * 60 : (k / (s.rpm * s.projects)) * 60;
+    if (tokens) before += tokens[k];
+    const l = latency.get(createHash('sha256').update(prompt).digest('hex'));
+    if (l !== undefined) end = Math.max(end, sendAt + l);
+  });
+  return end;
+}
+
 function run(cmd, args, opts) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -168,9 +203,7 @@ async function measure(id, s, tool, ready) {
     writeFileSync(path.join(dir, 'sim-stats.json'), JSON.stringify(stats, null, 2));
     const firstRequest = Math.min(...log.map((e) => e.t));
     const wallS = (result.endedAt - firstRequest) / 1000;
-    const medianS = (s.latency.medianMs ?? 0) / 1000;
-    const tpmBound = s.tpm !== undefined;
-    const idealS = tpmBound ? (stats.tokens.input / (s.tpm * s.projects)) * 60 + medianS : ((s.rows - 1) / (s.rpm * s.projects)) * 60 + medianS;
+    const idealS = idealWall(s, prompts, log, stats, dir);
     const injected429 = stats.faults['429-bare'] ?? 0;
     const quota429 = stats.rateLimited.total - injected429;
     const peaks = Object.values(stats.projects).map((p) => p.peak60s);

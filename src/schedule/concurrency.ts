@@ -7,8 +7,8 @@
  * of a Poisson-like count), split evenly over the project's working keys. R is what the project's limiter allows now
  * (RPM, or TPM ÷ the mean input tokens per request, whichever is lower); L is the mean of the last 128 requests, or the
  * age of the oldest request still in flight when that is longer (at the start, and when answers suddenly slow down) —
- * never less than 1 s before the first answers. Extra slots cost nothing: the limiter, not the slot count, governs the
- * rate; a slot only allows a request the limiter already allows.
+ * never less than {@link INITIAL_LATENCY_MS} before the first answers. Extra slots cost nothing: the limiter, not the
+ * slot count, governs the rate; a slot only allows a request the limiter already allows.
  *
  * When the user's bound or a ceiling keeps a project under its quota (the capacity ÷ L is below 95 % of R, judged after
  * 32 answers), {@link ConcurrencyGovernor.bottlenecks} says so once, with the numbers.
@@ -21,8 +21,13 @@ import type { ProjectLimiter } from './project-limiter.js';
  * published per-project rate (Tier 3 Flash, 10,000 RPM: ../shared/reference/gemini-api-facts.md §1.5) at 30 s per answer.
  */
 export const MAX_IN_FLIGHT_PER_KEY = 5_000;
-/** Latency assumed before anything is known, ms. */
-export const INITIAL_LATENCY_MS = 1_000;
+/**
+ * Latency assumed before anything is known, ms: small, so that the first burst stays small when a declared limit is too
+ * high (bench S3, a limit declared 5× too high: assuming 1 s, 38 requests left before the first 429 came back and 26
+ * were refused; assuming 250 ms, 6; the old fixed 8 per key, 2). The oldest request in flight then raises the estimate
+ * as time passes without answers, so a slow model loses at most the first second's burst.
+ */
+export const INITIAL_LATENCY_MS = 100;
 /** Answers needed before a bottleneck is reported. */
 export const BOTTLENECK_EVIDENCE = 32;
 

@@ -164,7 +164,7 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
       // Latency = uplink + generation + downlink: the request arrives (and the quota counts it) after its uplink.
       const { uplinkMs, downlinkMs } = engine.transit();
       later(uplinkMs, () => {
-        const outcome = engine.handle(request);
+        const outcome = engine.handle(request, { uplinkMs, downlinkMs });
         if (outcome.type === 'hang') deliver(req, res, outcome, stream);
         else later(outcome.delayMs + downlinkMs, () => deliver(req, res, outcome, stream));
       });

@@ -53,6 +53,8 @@ interface Trace {
   seq: number;
   now: number;
   endpoint: Endpoint;
+  /** The request's network legs (from {@link SimEngine.transit}), for the log's `latencyMs`. */
+  transit?: { uplinkMs: number; downlinkMs: number };
   caller?: Caller;
   model?: string;
   view?: RequestView;
@@ -83,9 +85,12 @@ export class SimEngine {
     }
   }
 
-  /** Decides `req`. Never throws for any input. */
-  handle(req: SimRequest): Outcome {
-    const t: Trace = { seq: ++this.seq, now: this.clock.now(), endpoint: req.endpoint };
+  /**
+   * Decides `req`. Never throws for any input.
+   * @param transit the network legs drawn for it by {@link transit}, when the HTTP layer applies them (logged).
+   */
+  handle(req: SimRequest, transit?: { uplinkMs: number; downlinkMs: number }): Outcome {
+    const t: Trace = { seq: ++this.seq, now: this.clock.now(), endpoint: req.endpoint, ...(transit ? { transit } : {}) };
     this.stats.arrive(req.endpoint);
     if (req.key === undefined || req.key === '') return this.error(t, 403, bodies.missingKey());
     const caller = this.resolveKey(req.key);
@@ -242,6 +247,7 @@ export class SimEngine {
       if (t.model !== undefined) entry.model = t.model;
       if (t.view) entry.promptSha256 = sha256Hex(t.view.userText);
       if (label !== undefined) entry.label = label;
+      if (outcome.type !== 'hang') entry.latencyMs = Math.round((t.transit?.uplinkMs ?? 0) + outcome.delayMs + (t.transit?.downlinkMs ?? 0));
       this.log.add(entry);
     }
     return outcome;

@@ -220,4 +220,6 @@ export interface SimLogEntry {
   promptSha256?: string;
   /** The answer text (e.g. the enum label) of a 200. */
   label?: string;
+  /** Uplink + the answer's delay + downlink, ms: the time the client waits (absent for a hang). */
+  latencyMs?: number;
 }
