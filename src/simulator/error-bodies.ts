@@ -3,6 +3,7 @@
  * Wording is verbatim from the fixtures in test/fixtures/gemini/ (sources in its README and
  * gemini-api-facts.md §3); only the model name and the token limit are filled in.
  */
+import { NAMED_OPENAI_BODIES } from './openai-bodies.js';
 
 /** A google.rpc.Status error body. */
 export interface RpcErrorBody {
@@ -163,6 +164,20 @@ export const NAMED_ERROR_BODIES: Record<string, () => RpcErrorBody> = {
   '503-high-demand': highDemand,
   '504-deadline-inferred': deadlineExceeded,
 };
+
+/**
+ * The status and body of a fixture a script's `error` names: a Gemini one above, or an OpenAI-dialect one
+ * (openai-bodies.ts NAMED_OPENAI_BODIES); undefined for an unknown name.
+ */
+export function namedFixture(name: string): { status: number; body: unknown } | undefined {
+  const google = NAMED_ERROR_BODIES[name];
+  if (google) {
+    const body = google();
+    return { status: body.error.code, body };
+  }
+  const other = NAMED_OPENAI_BODIES[name];
+  return other ? { status: other.status, body: other.body() } : undefined;
+}
 
 /** The generic body for an HTTP status a script asks for without a fixture or body. */
 export function genericError(status: number): RpcErrorBody {

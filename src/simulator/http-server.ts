@@ -1,7 +1,12 @@
 /**
- * The simulator's HTTP layer on node:http: routes `POST /v1beta/models/{model}:generateContent`
- * (also `/v1/`, `/v1alpha/`, `:streamGenerateContent`, `:countTokens`) and the `/__sim/*` control endpoints,
- * reads the key from `x-goog-api-key` or `?key=` (gemini-api-facts.md §4.1), applies delays, resets and hangs.
+ * The simulator's HTTP layer on node:http: routes the API paths of each dialect (dialect.ts) and the `/__sim/*` control
+ * endpoints, reads the credential, applies delays, resets and hangs:
+ * - Gemini: `POST /v1beta/models/{model}:generateContent` (also `/v1/`, `/v1alpha/`, `:streamGenerateContent`,
+ *   `:countTokens`), key in `x-goog-api-key` or `?key=` (gemini-api-facts.md §4.1);
+ * - Vertex AI: `POST /v1beta1/projects/{p}/locations/{l}/publishers/google/models/{model}:generateContent` (also `/v1/`,
+ *   the express-mode path without `projects/…/locations/…`), `Authorization: Bearer TOKEN` or `x-goog-api-key`;
+ * - OpenAI: `POST /v1/chat/completions` and Gemini's compatibility path `/v1beta/openai/chat/completions`,
+ *   `Authorization: Bearer KEY` (batch-openai-vertex-facts.md §b.1).
  * Headers mirror a recorded live response (§2.5): JSON as `application/json; charset=UTF-8`, no Retry-After,
  * no x-ratelimit-*. Streaming answers are one SSE event with `alt=sse`, else a JSON array; streaming errors are
  * served as text/event-stream like the real API (§2.5, §8.4).
@@ -11,9 +16,50 @@ import { constants as h2, createSecureServer, type Http2SecureServer, type Http2
 import type { Socket } from 'node:net';
 import zlib from 'node:zlib';
 import { notFoundPath, rpcError } from './error-bodies.js';
-import type { Endpoint, Outcome, SimEngine } from './sim-engine.js';
+import type { DialectName, Endpoint } from './dialect.js';
+import type { Outcome, SimEngine, SimRequest } from './sim-engine.js';
 
 const API_PATH = /^\/(v1|v1beta|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+const VERTEX_PATH = /^\/(v1|v1beta1)\/(?:(projects\/[^/]+\/locations\/[^/]+)\/)?publishers\/google\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+const CHAT_PATH = /^\/(v1|v1beta\/openai)\/chat\/completions$/;
+
+/** What the path says about a request: its dialect, method, API version and model (when in the path). */
+interface Route {
+  dialect: DialectName;
+  endpoint: Endpoint;
+  apiVersion: string;
+  model?: string;
+  resource?: string;
+}
+
+/** The route of an API path, or undefined. */
+function routeOf(path: string): Route | undefined {
+  let m = API_PATH.exec(path);
+  if (m) return { dialect: 'gemini', endpoint: m[3] as Endpoint, apiVersion: m[1]!, model: m[2]! };
+  m = VERTEX_PATH.exec(path);
+  if (m) return { dialect: 'vertex', endpoint: m[4] as Endpoint, apiVersion: m[1]!, model: m[3]!, ...(m[2] ? { resource: m[2] } : {}) };
+  m = CHAT_PATH.exec(path);
+  if (m) return { dialect: m[1] === 'v1' ? 'openai' : 'gemini-compat', endpoint: 'chatCompletions', apiVersion: m[1]! };
+  return undefined;
+}
+
+function header(req: Req, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The token of `Authorization: Bearer TOKEN`, or undefined. */
+function bearer(req: Req): string | undefined {
+  const m = /^\s*Bearer\s+(.*?)\s*$/i.exec(header(req, 'authorization') ?? '');
+  return m ? m[1] : undefined;
+}
+
+/** The credential each dialect reads: a key (Gemini), a bearer token or an express-mode key (Vertex), a bearer key (OpenAI). */
+function credentialOf(req: Req, route: Route, params: URLSearchParams | undefined): string | undefined {
+  if (route.dialect === 'gemini') return header(req, 'x-goog-api-key') ?? params?.get('key') ?? undefined;
+  if (route.dialect === 'vertex') return bearer(req) ?? header(req, 'x-goog-api-key') ?? params?.get('key') ?? undefined;
+  return bearer(req);
+}
 
 /** Largest request body accepted, bytes (the real API's 20 MB request limit). */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
@@ -130,11 +176,10 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
     timers.add(timer);
   };
 
-  const api = (req: Req, res: Res, m: RegExpExecArray, query: string): void => {
-    const endpoint = m[3] as Endpoint;
+  const api = (req: Req, res: Res, route: Route, query: string): void => {
+    const { endpoint } = route;
     const params = query === '' ? undefined : new URLSearchParams(query);
-    const header = req.headers['x-goog-api-key'];
-    const key = (Array.isArray(header) ? header[0] : header) ?? params?.get('key') ?? undefined;
+    const key = credentialOf(req, route, params);
     const stream: StreamMode = endpoint !== 'streamGenerateContent' ? 'none' : params?.get('alt') === 'sse' ? 'sse' : 'array';
     const chunks: Buffer[] = [];
     let size = 0;
@@ -154,13 +199,17 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
       } catch (err) {
         bodyError = (err as Error).message;
       }
-      let model = m[2]!;
-      try {
-        model = decodeURIComponent(model);
-      } catch {
-        // keep it raw: the engine answers 404 for it
+      const request: SimRequest = { dialect: route.dialect, endpoint, apiVersion: route.apiVersion, ...(route.resource ? { resource: route.resource } : {}) };
+      if (route.model !== undefined) {
+        try {
+          request.model = decodeURIComponent(route.model);
+        } catch {
+          request.model = route.model; // keep it raw: the engine answers 404 for it
+        }
       }
-      const request = { endpoint, apiVersion: m[1]!, model, ...(key !== undefined ? { key } : {}), ...(bodyError === undefined ? { body } : { bodyError }) };
+      if (key !== undefined) request.key = key;
+      if (bodyError === undefined) request.body = body;
+      else request.bodyError = bodyError;
       // Latency = uplink + generation + downlink: the request arrives (and the quota counts it) after its uplink.
       const { uplinkMs, downlinkMs } = engine.transit();
       later(uplinkMs, () => {
@@ -197,8 +246,8 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? '' : url.slice(q + 1);
     if (path.startsWith('/__sim/') && control(req, res, path, query)) return;
-    const m = req.method === 'POST' ? API_PATH.exec(path) : null;
-    if (m) return api(req, res, m, query);
+    const route = req.method === 'POST' ? routeOf(path) : undefined;
+    if (route) return api(req, res, route, query);
     req.resume();
     writeJson(res, 404, notFoundPath(path));
   };

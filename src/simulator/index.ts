@@ -1,7 +1,8 @@
 /**
  * The Gemini API simulator of gemini-batch: a local HTTP server answering like
- * generativelanguage.googleapis.com (`generateContent`, `countTokens`) with per-project RPM/TPM/RPD quotas,
- * the real 429/503/400 bodies, faults and scripted answers. Every test and benchmark runs against it, and
+ * generativelanguage.googleapis.com (`generateContent`, `countTokens`), Vertex AI's paths and OpenAI-compatible
+ * `chat/completions` servers, with per-project RPM/TPM/RPD quotas, the real 429/503/400 bodies of each, faults and
+ * scripted answers. Every test and benchmark runs against it, and
  * `gemini-batch simulate` offers it to users. Scenario format and behaviour: ./README.md.
  */
 export { startSimulator, monotonicClock } from './start-simulator.js';
@@ -16,6 +17,8 @@ export { countTokens } from './tokenizer.js';
 export type {
   ModelLimits,
   ModelSpec,
+  OpenAIOptions,
+  OpenAIStyle,
   Peaks60s,
   QuotaFlavour,
   Scenario,

@@ -15,10 +15,39 @@ export interface MinuteWaits {
   tpm: number;
 }
 
-/** A per-minute limiter: `waits` has no side effects; `add` counts a request. */
+/**
+ * What is left of one per-minute dimension at `now`: `remaining` requests or tokens (may be fractional in a bucket),
+ * and `resetMs`, the time until the dimension is back at its full limit ("the time until the rate limit resets to its
+ * initial state", OpenAI's x-ratelimit-reset-* headers, batch-openai-vertex-facts.md §b.2), 0 when nothing is used.
+ */
+export interface DimensionHeadroom {
+  remaining: number;
+  resetMs: number;
+}
+
+/** Headroom of the limited dimensions; an unlimited one is absent. */
+export interface MinuteHeadroom {
+  requests?: DimensionHeadroom;
+  tokens?: DimensionHeadroom;
+}
+
+/** A per-minute limiter: `waits` and `headroom` have no side effects; `add` counts a request. */
 export interface MinuteLimiter {
   waits(now: number, tokens: number): MinuteWaits;
   add(now: number, tokens: number): void;
+  headroom(now: number): MinuteHeadroom;
+}
+
+function headroomOf(limit: number | undefined, used: number, resetMs: number): DimensionHeadroom | undefined {
+  if (limit === undefined) return undefined;
+  return { remaining: Math.max(0, limit - used), resetMs: used > 0 ? resetMs : 0 };
+}
+
+function both(requests: DimensionHeadroom | undefined, tokens: DimensionHeadroom | undefined): MinuteHeadroom {
+  const h: MinuteHeadroom = {};
+  if (requests) h.requests = requests;
+  if (tokens) h.tokens = tokens;
+  return h;
 }
 
 /** Builds the limiter of `policy` for the given limits (undefined = that dimension unlimited). */
@@ -49,6 +78,13 @@ export class RollingLimiter implements MinuteLimiter {
 
   add(now: number, tokens: number): void {
     this.log.push(now, tokens);
+  }
+
+  /** Back at the full limit when the newest request leaves the window. */
+  headroom(now: number): MinuteHeadroom {
+    this.log.dropThrough(now - MINUTE_MS);
+    const reset = this.log.count > 0 ? this.log.timeAt(this.log.count - 1) + MINUTE_MS - now : 0;
+    return both(headroomOf(this.rpm, this.log.count, reset), headroomOf(this.tpm, this.log.sum, reset));
   }
 
   private requestWait(now: number): number {
@@ -100,6 +136,13 @@ export class FixedMinuteLimiter implements MinuteLimiter {
     this.roll(now);
     this.requests++;
     this.tokens += tokens;
+  }
+
+  /** Back at the full limit at the next clock minute. */
+  headroom(now: number): MinuteHeadroom {
+    this.roll(now);
+    const reset = (this.minute + 1) * MINUTE_MS - now;
+    return both(headroomOf(this.rpm, this.requests, reset), headroomOf(this.tpm, this.tokens, reset));
   }
 
   private roll(now: number): void {
@@ -157,6 +200,14 @@ export class TokenBucketLimiter implements MinuteLimiter {
     this.refill(now);
     if (this.rpm !== undefined) this.level -= 1;
     if (this.tpm !== undefined) this.tokenLevel -= tokens;
+  }
+
+  /** What the buckets hold now; back at the full limit when they are refilled to `burst` / `tokenBurst`. */
+  headroom(now: number): MinuteHeadroom {
+    this.refill(now);
+    const requests = this.rpm === undefined ? undefined : { remaining: Math.max(0, this.level), resetMs: this.rate > 0 ? Math.max(0, this.burst - this.level) / this.rate : 0 };
+    const tokens = this.tpm === undefined ? undefined : { remaining: Math.max(0, this.tokenLevel), resetMs: this.tokenRate > 0 ? Math.max(0, this.tokenBurst - this.tokenLevel) / this.tokenRate : 0 };
+    return both(requests, tokens);
   }
 
   private refill(now: number): void {

@@ -4,7 +4,7 @@
  * (https://ai.google.dev/gemini-api/docs/rate-limits: "Rate limits are applied per project, not per API key").
  * Exceeding any one dimension rejects the request (same page), with one violation per exceeded dimension.
  */
-import { createMinuteLimiter, type MinuteLimiter } from './minute-limiters.js';
+import { createMinuteLimiter, type MinuteHeadroom, type MinuteLimiter } from './minute-limiters.js';
 import { nextPacificMidnight } from '../schedule/pacific-day.js';
 import type { QuotaDimension } from './quota-names.js';
 import type { ModelLimits } from './types.js';
@@ -80,6 +80,11 @@ export class QuotaBucket {
     }
     if (countRejected) this.minute.add(now, tokens);
     return { admitted: false, violations };
+  }
+
+  /** What is left of RPM (`requests`) and TPM (`tokens`) at `now`, for x-ratelimit-* headers. No usage is recorded. */
+  headroom(now: number): MinuteHeadroom {
+    return this.minute.headroom(now);
   }
 
   /** Counts a request rejected for another reason (a 400) against RPM/TPM; used when `countRejected`. */

@@ -9,12 +9,15 @@ import { builtInCatalogue, modelSpec } from './model-catalogue.js';
 import { SCENARIO_INVALID, ScenarioChecker, type Obj } from './scenario-checker.js';
 import { parseScripts } from './scenario-scripts.js';
 import {
+  BILLING_CODES,
   FAULT_KINDS,
+  RESPONSE_FORMATS,
   type DelaySpec,
   type FaultKind,
   type LatencyModel,
   type ModelLimits,
   type ModelSpec,
+  type OpenAIOptions,
   type QuotaFlavour,
   type Scenario,
   type ScenarioKey,
@@ -27,8 +30,39 @@ const FLAVOURS: readonly QuotaFlavour[] = ['full-new', 'full-old', 'help-only', 
 const TIERS: readonly Tier[] = ['free', 'paid'];
 const TOP_FIELDS = [
   'description', 'seed', 'acceptAnyKey', 'defaultProject', 'tier', 'window', 'countRejected', 'quota429',
-  'requestLog', 'models', 'projects', 'faults', 'latency', 'scripts',
+  'requestLog', 'models', 'projects', 'faults', 'latency', 'scripts', 'openai',
 ];
+
+/** The `openai` block's defaults: style by path, every header, every response_format type. */
+export function defaultOpenAIOptions(): OpenAIOptions {
+  return { style: 'auto', rateLimitHeaders: true, retryAfterHeaders: true, responseFormats: [...RESPONSE_FORMATS] };
+}
+
+/** `openai`: the chat/completions dialect's style, headers, TPM charge and accepted response formats. */
+function parseOpenAI(c: ScenarioChecker, raw: unknown): OpenAIOptions {
+  const options = defaultOpenAIOptions();
+  if (raw === undefined) return options;
+  const o = c.object(raw, ['openai'], ['style', 'rateLimitHeaders', 'retryAfterHeaders', 'countMaxTokens', 'responseFormats']);
+  if (o.style !== undefined) options.style = c.oneOf(o.style, ['openai', 'style'], ['auto', 'openai', 'gemini-compat'] as const);
+  if (o.rateLimitHeaders !== undefined) options.rateLimitHeaders = c.boolean(o.rateLimitHeaders, ['openai', 'rateLimitHeaders']);
+  if (o.retryAfterHeaders !== undefined) options.retryAfterHeaders = c.boolean(o.retryAfterHeaders, ['openai', 'retryAfterHeaders']);
+  if (o.countMaxTokens !== undefined) options.countMaxTokens = c.boolean(o.countMaxTokens, ['openai', 'countMaxTokens']);
+  if (o.responseFormats !== undefined) {
+    options.responseFormats = c.array(o.responseFormats, ['openai', 'responseFormats']).map((f, i) => c.oneOf(f, ['openai', 'responseFormats', i], RESPONSE_FORMATS));
+  }
+  return options;
+}
+
+/** A project's `insufficientQuota`: `true` (from the first request), or `{afterRequests, code}`. */
+function parseInsufficientQuota(c: ScenarioChecker, raw: unknown, path: PathSegment[]): ScenarioProject['insufficientQuota'] {
+  if (raw === false) return undefined;
+  if (raw === true) return { afterRequests: 0, code: 'insufficient_quota' };
+  const o = c.object(raw, path, ['afterRequests', 'code']);
+  return {
+    afterRequests: o.afterRequests === undefined ? 0 : c.int(o.afterRequests, [...path, 'afterRequests']),
+    code: o.code === undefined ? 'insufficient_quota' : c.oneOf(o.code, [...path, 'code'], BILLING_CODES),
+  };
+}
 
 /** A window policy: `"rolling"`, `"fixed"`, `"bucket"` or `{"policy":"bucket","burst":N,"tokenBurst":N}`. */
 function parseWindow(c: ScenarioChecker, raw: unknown, path: PathSegment[], rpm?: number, tpm?: number): WindowPolicy {
@@ -78,7 +112,7 @@ function parseKey(c: ScenarioChecker, raw: unknown, path: PathSegment[], project
 }
 
 function parseProject(c: ScenarioChecker, raw: unknown, path: PathSegment[], tier: Tier, window: unknown): ScenarioProject {
-  const o = c.object(raw, path, ['id', 'tier', 'keys', 'limits']);
+  const o = c.object(raw, path, ['id', 'tier', 'keys', 'limits', 'insufficientQuota']);
   const id = c.string(o.id, [...path, 'id']);
   const keys = o.keys === undefined ? [] : c.array(o.keys, [...path, 'keys']).map((k, i) => parseKey(c, k, [...path, 'keys', i], id, i));
   const limits: Record<string, ModelLimits> = {};
@@ -87,7 +121,10 @@ function parseProject(c: ScenarioChecker, raw: unknown, path: PathSegment[], tie
       limits[model] = parseLimits(c, l, [...path, 'limits', model], window);
     }
   }
-  return { id, tier: o.tier === undefined ? tier : c.oneOf(o.tier, [...path, 'tier'], TIERS), keys, limits };
+  const project: ScenarioProject = { id, tier: o.tier === undefined ? tier : c.oneOf(o.tier, [...path, 'tier'], TIERS), keys, limits };
+  const insufficientQuota = o.insufficientQuota === undefined ? undefined : parseInsufficientQuota(c, o.insufficientQuota, [...path, 'insufficientQuota']);
+  if (insufficientQuota) project.insufficientQuota = insufficientQuota;
+  return project;
 }
 
 function parseModel(c: ScenarioChecker, id: string, raw: unknown, path: PathSegment[]): ModelSpec {
@@ -212,6 +249,7 @@ function parseWith(c: ScenarioChecker, json: unknown): Scenario {
     latency: parseLatency(c, o.latency),
     scripts: o.scripts === undefined ? [] : parseScripts(c, o.scripts, ['scripts']),
     requestLog: o.requestLog === undefined ? false : c.boolean(o.requestLog, ['requestLog']),
+    openai: parseOpenAI(c, o.openai),
   };
   if (o.description !== undefined) scenario.description = c.string(o.description, ['description'], false);
   crossCheck(c, scenario);

@@ -2,6 +2,7 @@
  * Built-in scenarios and scenario transformations used by the CLI (`classify --simulate`, `simulate --rpm …`).
  */
 import { builtInCatalogue } from './model-catalogue.js';
+import { defaultOpenAIOptions } from './scenario-parse.js';
 import { FAULT_KINDS, type FaultKind, type ModelLimits, type Scenario } from './types.js';
 
 /**
@@ -24,6 +25,7 @@ export function generousScenario(): Scenario {
     latency: { medianMs: 0, p99Ms: 0 },
     scripts: [],
     requestLog: false,
+    openai: defaultOpenAIOptions(),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * Validation of a scenario's `scripts`: scripted answers for prompts carrying a marker (README "scripts").
  */
-import { NAMED_ERROR_BODIES } from './error-bodies.js';
+import { NAMED_ERROR_BODIES, namedFixture } from './error-bodies.js';
+import { NAMED_OPENAI_BODIES } from './openai-bodies.js';
 import type { PathSegment } from './json-locate.js';
 import type { ScenarioChecker } from './scenario-checker.js';
 import type { ScriptResponse, ScriptRule } from './types.js';
@@ -18,7 +19,7 @@ export const FINISH_REASONS = [
 export const BLOCK_REASONS = ['SAFETY', 'OTHER', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'IMAGE_SAFETY', 'BLOCKED_REASON_UNSPECIFIED'] as const;
 
 /** Error fixtures a script may name; `html-502` is served as text/html. */
-export const SCRIPT_FIXTURES = [...Object.keys(NAMED_ERROR_BODIES), 'html-502'];
+export const SCRIPT_FIXTURES = [...Object.keys(NAMED_ERROR_BODIES), ...Object.keys(NAMED_OPENAI_BODIES), 'html-502'];
 
 function response(c: ScenarioChecker, raw: unknown, path: PathSegment[]): ScriptResponse {
   const kind = c.oneOf(c.object(raw, path, ['kind', 'text', 'value', 'blockReason', 'finishReason', 'thoughtsTokenCount', 'status', 'fixture', 'body', 'delayMs', 'ms']).kind, [...path, 'kind'], KINDS);
@@ -61,7 +62,7 @@ function response(c: ScenarioChecker, raw: unknown, path: PathSegment[]): Script
     }
     case 'error': {
       const fixture = o.fixture === undefined ? undefined : c.oneOf(o.fixture, [...path, 'fixture'], SCRIPT_FIXTURES);
-      const fixtureStatus = fixture === 'html-502' ? 502 : fixture ? NAMED_ERROR_BODIES[fixture]!().error.code : undefined;
+      const fixtureStatus = fixture === 'html-502' ? 502 : fixture ? namedFixture(fixture)!.status : undefined;
       if (o.status === undefined && fixtureStatus === undefined) c.fail([...path, 'status'], 'expected an HTTP status from 400 to 599 (or a "fixture").');
       const status = o.status === undefined ? fixtureStatus! : c.int(o.status, [...path, 'status'], 400, 599);
       const r: ScriptResponse = { kind, status, ...delay };

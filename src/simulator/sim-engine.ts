@@ -1,35 +1,46 @@
 /**
- * The simulator's decision for one API request, independent of HTTP: key → project, model, request checks,
- * quota, scripts, faults, answer. Synchronous; the HTTP layer applies the returned delay and writes the body.
+ * The simulator's decision for one API request, independent of HTTP and of the dialect: key → project, model, request
+ * checks, billing, quota, scripts, faults, answer. Synchronous; the HTTP layer applies the returned delay and writes
+ * the body. What happens is the same for every dialect; how it is written (bodies, headers) is the dialect's
+ * (dialect.ts: Gemini, Vertex, OpenAI and Gemini-compat chat/completions).
  *
  * Order of checks (what the real API does first is not documented; this order gives each error its fixture):
- * missing key 403 → unknown key 400 API_KEY_INVALID → leaked key 403 → unknown model 404 → bad JSON / no
- * contents 400 → thinkingBudget 0 on an always-thinking model 400 → prompt over the context window 400 →
- * [random fault, when faults do not count against quota] → quota 429 → scripted response → random fault → answer.
+ * missing key → unknown key → leaked key → unknown model (named in the path) → bad JSON / bad body → unknown model
+ * (named in the body) → thinking off on an always-thinking model → prompt over the context window →
+ * [random fault, when faults do not count against quota] → billing (OpenAI `insufficientQuota`) → quota 429 →
+ * scripted response → random fault → answer.
  */
 import { buildAnswer, responseIdFor, type AnswerOverride } from './answer-builder.js';
+import type { Dialect, DialectName, Endpoint, ReadResult, Reply, SimFailure } from './dialect.js';
 import * as bodies from './error-bodies.js';
+import { namedFixture } from './error-bodies.js';
 import { FaultPlan, type RequestDraw } from './fault-plan.js';
+import { geminiDialect } from './gemini-dialect.js';
+import { openaiDialect } from './openai-dialect.js';
 import { countTokensBody, promptTokens } from './prompt-tokens.js';
 import { QuotaLedger, type QuotaBucket } from './quota-ledger.js';
-import { quotaErrorBody } from './quota-error-body.js';
 import { quotaNames } from './quota-names.js';
 import { delayMs, hashString, mix32, seededRandom } from './random.js';
 import { RequestLog, sha256Hex } from './request-log.js';
-import { readCountTokensRequest, readRequest, type RequestView } from './request-view.js';
+import type { RequestView } from './request-view.js';
 import { limitsFor } from './scenario-presets.js';
 import { ScriptBook } from './script-book.js';
 import { StatsCollector, type RequestRecord } from './sim-stats.js';
-import type { FaultKind, ModelSpec, Scenario, ScenarioProject, ScriptResponse, SimClock } from './types.js';
+import type { FaultKind, ModelLimits, ModelSpec, Scenario, ScenarioProject, ScriptResponse, SimClock } from './types.js';
+import { vertexDialect } from './vertex-dialect.js';
 
-/** The API methods served. */
-export type Endpoint = 'generateContent' | 'streamGenerateContent' | 'countTokens';
+export type { Endpoint } from './dialect.js';
 
 /** One parsed HTTP request. `body` is undefined when it was not JSON (`bodyError` says why). */
 export interface SimRequest {
+  /** The HTTP surface it came through. @default 'gemini' */
+  dialect?: DialectName;
   endpoint: Endpoint;
   apiVersion: string;
-  model: string;
+  /** The model named in the path; chat/completions names it in the body instead. */
+  model?: string;
+  /** Vertex's `projects/{p}/locations/{l}` of the path, for its 404 wording. */
+  resource?: string;
   key?: string;
   body?: unknown;
   bodyError?: string;
@@ -48,16 +59,19 @@ interface Caller {
   leaked: boolean;
 }
 
-/** Per-request facts gathered along the way, for stats and the log. */
+/** Per-request facts gathered along the way, for stats, the log and the dialect's headers. */
 interface Trace {
   seq: number;
   now: number;
   endpoint: Endpoint;
+  dialect: Dialect;
   /** The request's network legs (from {@link SimEngine.transit}), for the log's `latencyMs`. */
   transit?: { uplinkMs: number; downlinkMs: number };
   caller?: Caller;
   model?: string;
   view?: RequestView;
+  /** The (project, model) quota, once known: its x-ratelimit-* headers go on every later reply. */
+  bucket?: { bucket: QuotaBucket; limits: ModelLimits };
 }
 
 /** Holds a scenario's state (quota ledger, stats, scripts, fault draws) and decides each request. */
@@ -69,6 +83,9 @@ export class SimEngine {
   private readonly anyKeys = new Map<string, string>();
   private readonly faults: FaultPlan;
   private readonly scripts: ScriptBook;
+  private readonly dialects: Record<DialectName, Dialect>;
+  /** Admitted requests per project, for `insufficientQuota.afterRequests`. */
+  private readonly projectAdmitted = new Map<string, number>();
   private seq = 0;
   private transits = 0;
 
@@ -83,6 +100,13 @@ export class SimEngine {
     for (const project of scenario.projects) {
       for (const k of project.keys) this.keys.set(k.key, { project, alias: k.alias, leaked: k.leaked });
     }
+    const { style } = scenario.openai;
+    this.dialects = {
+      gemini: geminiDialect,
+      vertex: vertexDialect,
+      openai: openaiDialect(style === 'auto' ? 'openai' : style, scenario.openai),
+      'gemini-compat': openaiDialect(style === 'auto' ? 'gemini-compat' : style, scenario.openai),
+    };
   }
 
   /**
@@ -90,75 +114,112 @@ export class SimEngine {
    * @param transit the network legs drawn for it by {@link transit}, when the HTTP layer applies them (logged).
    */
   handle(req: SimRequest, transit?: { uplinkMs: number; downlinkMs: number }): Outcome {
-    const t: Trace = { seq: ++this.seq, now: this.clock.now(), endpoint: req.endpoint, ...(transit ? { transit } : {}) };
+    const dialect = this.dialects[req.dialect ?? 'gemini'];
+    const t: Trace = { seq: ++this.seq, now: this.clock.now(), endpoint: req.endpoint, dialect, ...(transit ? { transit } : {}) };
     this.stats.arrive(req.endpoint);
-    if (req.key === undefined || req.key === '') return this.error(t, 403, bodies.missingKey());
+    if (req.key === undefined || req.key === '') return this.fail(t, { kind: 'missing-key' });
     const caller = this.resolveKey(req.key);
-    if (!caller) return this.error(t, 400, bodies.apiKeyInvalid());
+    if (!caller) return this.fail(t, { kind: 'invalid-key', key: req.key });
     t.caller = caller;
-    if (caller.leaked) return this.error(t, 403, bodies.leakedKey());
-    const spec = this.scenario.models[req.model];
-    if (!spec) return this.error(t, 404, bodies.modelNotFound(req.model, req.apiVersion, req.endpoint));
-    t.model = req.model;
-    if (req.body === undefined) return this.error(t, 400, bodies.invalidJson(req.bodyError ?? 'Unexpected end of input.'));
-    const read = req.endpoint === 'countTokens' ? readCountTokensRequest(req.body) : readRequest(req.body);
-    if (!read.ok) return this.error(t, 400, bodies.rpcError(400, read.message));
+    if (caller.leaked) return this.fail(t, { kind: 'leaked-key' });
+    const notFound = (model: string): Outcome =>
+      this.fail(t, { kind: 'model-not-found', model, apiVersion: req.apiVersion, endpoint: req.endpoint, ...(req.resource ? { resource: req.resource } : {}) });
+    if (req.model !== undefined && !this.scenario.models[req.model]) return notFound(req.model);
+    if (req.body === undefined) return this.fail(t, { kind: 'invalid-json', detail: req.bodyError ?? 'Unexpected end of input.' });
+    const read: ReadResult = dialect.read(req.endpoint, req.body);
+    if (!read.ok) return this.fail(t, read.failure);
+    const model = req.model ?? read.model ?? '';
+    const spec = this.scenario.models[model];
+    if (!spec) return notFound(model);
+    t.model = model;
     t.view = read.view;
     const counted = promptTokens(read.view);
     if (req.endpoint === 'countTokens') {
       return this.finish(t, { type: 'json', status: 200, body: countTokensBody(counted), delayMs: 0 }, { kind: 'other' }, 'count-tokens');
     }
-    return this.generate(t, caller, spec, read.view, counted.total);
+    return this.generate(t, caller, spec, read.view, counted.total, read.extraTokens);
   }
 
-  private generate(t: Trace, caller: Caller, spec: ModelSpec, view: RequestView, tokens: number): Outcome {
+  /**
+   * @param tokens the prompt's input tokens (context window, stats)
+   * @param extraTokens charged to TPM on top of them (OpenAI's max_tokens)
+   */
+  private generate(t: Trace, caller: Caller, spec: ModelSpec, view: RequestView, tokens: number, extraTokens: number): Outcome {
     const model = t.model!;
+    const charge = tokens + extraTokens;
     const limits = limitsFor(caller.project.limits, model);
     const bucket = limits ? this.ledger.bucket(caller.project.id, model, limits) : undefined;
-    this.stats.arrivedAtQuota(caller.project.id, model, t.now, tokens);
-    const rejectWith400 = (body: bodies.RpcErrorBody): Outcome => {
-      if (this.scenario.countRejected && bucket) bucket.countRejected(t.now, tokens);
-      return this.error(t, 400, body);
+    if (bucket && limits) t.bucket = { bucket, limits };
+    this.stats.arrivedAtQuota(caller.project.id, model, t.now, charge);
+    const rejectWith400 = (failure: SimFailure): Outcome => {
+      if (this.scenario.countRejected && bucket) bucket.countRejected(t.now, charge);
+      return this.fail(t, failure);
     };
-    if (spec.thinking === 'always' && view.thinkingBudget === 0) return rejectWith400(bodies.thinkingBudgetZero());
-    if (tokens > spec.contextWindow) return rejectWith400(bodies.contextTooLong(spec.contextWindow));
+    if (spec.thinking === 'always' && view.thinkingBudget === 0) return rejectWith400({ kind: 'thinking-budget-zero' });
+    if (tokens > spec.contextWindow) return rejectWith400({ kind: 'context-too-long', limit: spec.contextWindow, tokens });
 
     const hash = hashString(view.userText);
     const rule = this.scripts.find(view.userText);
     const draw = this.faults.draw(hash, model);
     if (rule < 0 && draw.fault && !this.scenario.faults.countAgainstQuota) return this.fault(t, draw.fault, draw);
 
+    const billing = this.billing(t, caller);
+    if (billing) return billing;
     if (bucket) {
-      const rejected = this.checkQuota(t, caller, spec, bucket, tokens, limits!.limitZero);
+      const rejected = this.checkQuota(t, caller, spec, bucket, charge, limits!.limitZero);
       if (rejected) return rejected;
     }
-    this.stats.admitted(caller.project.id, model, t.now, tokens);
+    this.stats.admitted(caller.project.id, model, t.now, charge);
+    this.projectAdmitted.set(caller.project.id, (this.projectAdmitted.get(caller.project.id) ?? 0) + 1);
     const ctx = { spec, view, promptTokenCount: tokens, hash, responseId: responseIdFor(this.scenario.seed, t.seq) };
     if (rule >= 0) return this.scripted(t, this.scripts.next(rule, view.userText), ctx, draw, tokens);
     if (draw.fault) return this.fault(t, draw.fault, draw);
     return this.answer(t, ctx, draw.latencyMs, tokens);
   }
 
+  /** The billing 429 of a project whose `insufficientQuota` threshold is reached, in dialects that have one. */
+  private billing(t: Trace, caller: Caller): Outcome | undefined {
+    const iq = caller.project.insufficientQuota;
+    if (!iq || !t.dialect.billing || (this.projectAdmitted.get(caller.project.id) ?? 0) < iq.afterRequests) return undefined;
+    return this.finish(t, this.reply(t, t.dialect.billing(iq.code)), { kind: 'rate-limited', fault: iq.code }, 'billing');
+  }
+
   private checkQuota(t: Trace, caller: Caller, spec: ModelSpec, bucket: QuotaBucket, tokens: number, limitZero: boolean): Outcome | undefined {
     const decision = bucket.tryAdmit(t.now, tokens, this.scenario.countRejected);
     if (decision.admitted) return undefined;
-    const { body, retrySeconds } = quotaErrorBody({
+    const reply = t.dialect.quota({
       tier: caller.project.tier,
+      project: caller.project.id,
+      model: t.model!,
       quotaModel: spec.quotaModel,
       violations: decision.violations,
       flavour: this.scenario.quota429.flavour,
+      retryAfterHeader: this.scenario.quota429.retryAfterHeader,
       limitZero,
       random: seededRandom(mix32(this.scenario.seed, t.seq, 0x429)),
+      requestedTokens: tokens,
+      headroom: bucket.headroom(t.now),
     });
-    const outcome: Outcome = { type: 'json', status: 429, body, delayMs: 0 };
-    if (this.scenario.quota429.retryAfterHeader) outcome.headers = { 'Retry-After': String(Math.ceil(retrySeconds)) };
     const quotaIds = decision.violations.map((v) => quotaNames(caller.project.tier, v.dimension).quotaId);
-    return this.finish(t, outcome, { kind: 'rate-limited', quotaIds }, 'rate-limited');
+    return this.finish(t, this.reply(t, reply), { kind: 'rate-limited', quotaIds }, 'rate-limited');
+  }
+
+  /** A JSON outcome for `reply`, with the dialect's x-ratelimit-* headers once the request's quota is known. */
+  private reply(t: Trace, reply: Reply, delayMs = 0): Outcome & { type: 'json' } {
+    const outcome: Outcome & { type: 'json' } = { type: 'json', status: reply.status, body: reply.body, delayMs };
+    let headers = reply.headers;
+    if (t.bucket && t.dialect.limitHeaders) {
+      const { rpm, tpm } = t.bucket.limits;
+      headers = { ...t.dialect.limitHeaders(t.bucket.bucket.headroom(t.now), { ...(rpm !== undefined ? { rpm } : {}), ...(tpm !== undefined ? { tpm } : {}) }), ...headers };
+    }
+    if (headers && Object.keys(headers).length > 0) outcome.headers = headers;
+    return outcome;
   }
 
   private answer(t: Trace, ctx: Parameters<typeof buildAnswer>[0], delayMs: number, tokens: number, override?: AnswerOverride, outcomeName?: string): Outcome {
     const a = buildAnswer(ctx, override);
-    const outcome: Outcome = { type: 'json', status: 200, body: a.body, delayMs };
+    const body = t.dialect.answer(a, { model: t.model!, responseId: ctx.responseId, now: t.now });
+    const outcome = this.reply(t, { status: 200, body }, delayMs);
     const name = outcomeName ?? (a.outcome === 'ok' ? 'ok' : a.outcome);
     const rec: Omit<RequestRecord, 'status'> = { kind: 'ok', inputTokens: tokens, outputTokens: a.outputTokens, thoughtsTokens: a.thoughtsTokens };
     return this.finish(t, outcome, rec, name, a.label);
@@ -176,8 +237,10 @@ export class SimEngine {
       case 'error': {
         const rec = { kind: 'error' as const, fault: 'script-error' };
         if (r.fixture === 'html-502') return this.finish(t, { type: 'html', status: r.status, body: bodies.HTML_502, delayMs: delay }, rec, 'script:error');
-        const body = r.body ?? (r.fixture ? bodies.NAMED_ERROR_BODIES[r.fixture]!() : bodies.genericError(r.status));
-        return this.finish(t, { type: 'json', status: r.status, body, delayMs: delay }, rec, 'script:error');
+        // A given body or fixture is served as is (any dialect); a bare status in the dialect's own shape.
+        const body = r.body ?? (r.fixture ? namedFixture(r.fixture)!.body : undefined);
+        const reply = body !== undefined ? { status: r.status, body } : t.dialect.failure({ kind: 'generic', status: r.status });
+        return this.finish(t, this.reply(t, reply, delay), rec, 'script:error');
       }
       default:
         return this.answer(t, ctx, delay, tokens, r, `script:${r.kind}`);
@@ -185,25 +248,20 @@ export class SimEngine {
   }
 
   private fault(t: Trace, kind: FaultKind, draw: RequestDraw): Outcome {
-    const rec = { kind: 'error' as const, fault: kind };
+    const rec = { kind: kind === '429-bare' ? ('rate-limited' as const) : ('error' as const), fault: kind };
     const delayMs = draw.latencyMs;
     const name = `fault:${kind}`;
     switch (kind) {
-      case '503':
-        return this.finish(t, { type: 'json', status: 503, body: draw.highDemand ? bodies.highDemand() : bodies.overloaded(), delayMs }, rec, name);
-      case '500':
-        return this.finish(t, { type: 'json', status: 500, body: bodies.internalError(), delayMs }, rec, name);
-      case '504':
-        return this.finish(t, { type: 'json', status: 504, body: bodies.deadlineExceeded(), delayMs }, rec, name);
       case 'html-502':
         return this.finish(t, { type: 'html', status: 502, body: bodies.HTML_502, delayMs }, rec, name);
       case 'reset':
         return this.finish(t, { type: 'reset', delayMs }, rec, name);
       case 'hang':
         return this.finish(t, { type: 'hang' }, rec, name);
-      case '429-bare':
-        // A 429 that names no quota (fixture 429-h-bare-capacity: capacity, gateways, Vertex's shared quota).
-        return this.finish(t, { type: 'json', status: 429, body: bodies.bareCapacity(), delayMs: 0 }, { kind: 'rate-limited', fault: kind }, name);
+      default:
+        // 429-bare: a 429 that names no quota (fixture 429-h-bare-capacity: capacity, gateways, Vertex's shared quota),
+        // served at once like quota 429s.
+        return this.finish(t, this.reply(t, t.dialect.failure({ kind: 'fault', fault: kind, highDemand: draw.highDemand }), kind === '429-bare' ? 0 : delayMs), rec, name);
     }
   }
 
@@ -218,8 +276,9 @@ export class SimEngine {
     return { uplinkMs: delayMs(random, uplink), downlinkMs: delayMs(random, downlink) };
   }
 
-  private error(t: Trace, status: number, body: bodies.RpcErrorBody): Outcome {
-    return this.finish(t, { type: 'json', status, body, delayMs: 0 }, { kind: 'error' }, 'error');
+  /** A refused request, in the dialect's shape. */
+  private fail(t: Trace, failure: SimFailure): Outcome {
+    return this.finish(t, this.reply(t, t.dialect.failure(failure)), { kind: 'error' }, 'error');
   }
 
   /** Records stats and the log entry of a decided request, and returns its outcome. */

@@ -54,6 +54,42 @@ export interface ScenarioProject {
   keys: ScenarioKey[];
   /** Limits per model id; the entry `*` applies to every model without its own entry. No entry: unlimited. */
   limits: Record<string, ModelLimits>;
+  /**
+   * OpenAI dialect only: after `afterRequests` admitted requests of this project (0: from the first), every request
+   * gets the billing 429 with `code` (batch-openai-vertex-facts.md §b.2; fixture test/fixtures/openai/429-insufficient-quota.json).
+   */
+  insufficientQuota?: { afterRequests: number; code: BillingCode };
+}
+
+/** The `code` of OpenAI's billing 429s: `insufficient_quota` and its newer codes (batch-openai-vertex-facts.md §b.2). */
+export const BILLING_CODES = [
+  'insufficient_quota', 'credit_balance_exhausted', 'organization_spend_limit_exceeded', 'project_spend_limit_exceeded',
+  'organization_usage_limit_exceeded',
+] as const;
+export type BillingCode = (typeof BILLING_CODES)[number];
+
+/** `response_format.type` values of chat/completions. */
+export const RESPONSE_FORMATS = ['json_schema', 'json_object', 'text'] as const;
+export type ResponseFormatType = (typeof RESPONSE_FORMATS)[number];
+
+/**
+ * Error and header conventions of the OpenAI dialect: `openai` (OpenAI's own bodies, x-ratelimit-* and retry-after
+ * headers) or `gemini-compat` (Gemini's compatibility endpoint: Google errors wrapped in a JSON array, no headers).
+ */
+export type OpenAIStyle = 'openai' | 'gemini-compat';
+
+/** How `POST …/chat/completions` behaves (README "OpenAI dialect"). */
+export interface OpenAIOptions {
+  /** `auto`: by path — `/v1beta/openai/chat/completions` is `gemini-compat`, `/v1/chat/completions` is `openai`. */
+  style: 'auto' | OpenAIStyle;
+  /** `openai` style: x-ratelimit-limit/remaining/reset-requests/-tokens on every response of a limited model. */
+  rateLimitHeaders: boolean;
+  /** `openai` style: `retry-after` (s) and `retry-after-ms` on quota 429s. */
+  retryAfterHeaders: boolean;
+  /** `max_tokens` / `max_completion_tokens` count against TPM up front; undefined = by style (openai yes, gemini-compat no). */
+  countMaxTokens?: boolean;
+  /** The `response_format` types the server accepts; another is a 400 (a server without structured output). */
+  responseFormats: ResponseFormatType[];
 }
 
 /** Thinking behaviour of a model (https://ai.google.dev/gemini-api/docs/thinking). */
@@ -152,6 +188,8 @@ export interface Scenario {
   scripts: ScriptRule[];
   /** Keep a per-request log served at `GET /__sim/log`. */
   requestLog: boolean;
+  /** The OpenAI dialect's conventions. */
+  openai: OpenAIOptions;
 }
 
 /** Counters of one key, project or model. Tokens are those of answered (HTTP 200) requests. */
@@ -185,7 +223,7 @@ export interface SimStats {
     total: number;
     /** By HTTP status code as a string, plus `reset` and `hang` for requests that got no status. */
     byStatus: Record<string, number>;
-    /** `generateContent`, `streamGenerateContent`, `countTokens`, `other`. */
+    /** `generateContent`, `streamGenerateContent`, `countTokens`, `chatCompletions`, `other`. */
     byEndpoint: Record<string, number>;
   };
   /** Requests answered with HTTP 200 by generateContent / streamGenerateContent. */

@@ -90,6 +90,9 @@ describe('validation errors', () => {
     ['limit other than 0', { projects: [{ id: 'p', limits: { m: { limit: 5 } } }] }, /\.limit: expected 0/],
     ['bad script kind', { projects: [{ id: 'p' }], scripts: [{ match: '#x', responses: [{ kind: 'explode' }] }] }, /\$\.scripts\[0\]\.responses\[0\]\.kind: expected one of "enum"/],
     ['p99 below median', { projects: [{ id: 'p' }], latency: { medianMs: 200, p99Ms: 100 } }, /\$\.latency\.p99Ms: expected a number from 200/],
+    ['bad openai style', { projects: [{ id: 'p' }], openai: { style: 'azure' } }, /\$\.openai\.style: expected one of "auto", "openai", "gemini-compat"/],
+    ['bad response format', { projects: [{ id: 'p' }], openai: { responseFormats: ['text', 'xml'] } }, /\$\.openai\.responseFormats\[1\]: expected one of "json_schema"/],
+    ['bad billing code', { projects: [{ id: 'p', insufficientQuota: { code: 'broke' } }] }, /\$\.projects\[0\]\.insufficientQuota\.code: expected one of "insufficient_quota"/],
   ];
   for (const [name, json, message] of cases) {
     it(`${name}: InputError SIM_SCENARIO_INVALID with the JSON path`, () => {
