@@ -28,6 +28,9 @@ function classifyOptions(cmd: Command, forPlan = false): Command {
     new Option('--system <text>', 'system instruction'),
     new Option('--system-file <file>', 'read the system instruction from a file'),
     new Option('-m, --model <id>', 'model id (default gemini-2.5-flash)'),
+    new Option('--provider <name>', 'who answers: gemini (default: the Gemini API, API keys), vertex (Vertex AI: Application Default Credentials, --project, --location)'),
+    new Option('--project <id>', 'Vertex AI: the Google Cloud project (default GOOGLE_CLOUD_PROJECT)'),
+    new Option('--location <name>', 'Vertex AI: the region, or global (default GOOGLE_CLOUD_LOCATION, else global)'),
     new Option('-o, --output <file>', 'output file; the extension picks the format (.csv .tsv .jsonl .xlsx); - for CSV on stdout'),
     new Option('--job-dir <dir>', 'job directory (default <input>.gemini-batch beside the input)'),
     new Option('--keys-file <file>', 'API keys, one a line: KEY or PROJECT KEY; keys of one project share its limits'),
@@ -35,10 +38,10 @@ function classifyOptions(cmd: Command, forPlan = false): Command {
     new Option('--tier <tier>', "the quota project's usage tier, free|1|2|3: start from its published limits for the model, RPD included (docs/rate-limits.md); the free tier is not billed"),
     new Option('--rpm <n>', 'requests per minute of each project for this model'),
     new Option('--tpm <n>', 'input tokens per minute of each project for this model'),
-    new Option('--rpd <n>', 'requests per day (Pacific) of each project for this model'),
+    new Option('--rpd <n>', 'requests per day of each project for this model (days end at midnight Pacific for Gemini)'),
     new Option('--headroom <fraction>', 'fraction kept under the per-minute limits (default 0.01)'),
     new Option('--limit <n>', 'only the first n data rows'),
-    new Option('--base-url <url>', 'API endpoint (also GOOGLE_GEMINI_BASE_URL)'),
+    new Option('--base-url <url>', 'API endpoint (also GOOGLE_GEMINI_BASE_URL; GOOGLE_VERTEX_BASE_URL with --provider vertex)'),
     new Option('--simulate', 'run against the built-in Gemini simulator, in-process; no key needed'),
     new Option('--simulate-config <scenario.json>', 'the simulator scenario (quotas, faults) for --simulate'),
     new Option('--timeout <s>', 'per-request timeout in seconds (default: 60, or 3× the longest recent answer, doubling after a timeout, up to 600)'),
@@ -98,9 +101,11 @@ function program(io: Io, exit: { code: number }, argv: string[], script: string 
     .argument('<input-or-job-dir>', 'the input file or its job directory')
     .option('--job-dir <dir>', 'job directory, when not the default beside the input')
     .option('--json', 'one JSON object instead of text')
+    .option('--price-input <usd>', "USD per 1,000,000 input tokens (default: the provider's price table)")
+    .option('--price-output <usd>', "USD per 1,000,000 output and thinking tokens (default: the provider's price table)")
     .description('counts by status, tokens, retries and what remains; no API call')
     .exitOverride()
-    .action(async (target: string, options: { jobDir?: string; json?: boolean }) => {
+    .action(async (target: string, options: { jobDir?: string; json?: boolean; priceInput?: string; priceOutput?: string }) => {
       const { runStatus } = await import('./job/run-status.js');
       exit.code = await runStatus(target, options, io);
     });

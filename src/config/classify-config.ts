@@ -8,7 +8,9 @@ import type { InputOptions } from '../input/input-source.js';
 import { parseLabelLines, parseLabelList } from '../prompt/labels.js';
 import { compileSchema, type StructuredSchema } from '../prompt/structured-output.js';
 import { TIERS, type Tier } from '../plan/published-limits.js';
-import { modelProfile } from '../prompt/model-profile.js';
+import type { ProviderName } from '../providers/contract.js';
+import { providerCatalog } from '../providers/create-provider.js';
+import { providerOptions } from './provider-options.js';
 import { DEFAULT_HEADROOM } from '../schedule/quota-limits.js';
 import { fraction, integer, nonNegativeNumber, oneOf, positiveInt, readTextOption } from './option-values.js';
 
@@ -55,6 +57,9 @@ export interface RawClassifyOptions {
   priceOutput?: string;
   answerColumn?: string;
   tier?: string;
+  provider?: string;
+  project?: string;
+  location?: string;
 }
 
 export interface ClassifyConfig {
@@ -103,6 +108,12 @@ export interface ClassifyConfig {
   answerColumn: string | undefined;
   /** --tier: the quota project's usage tier, whose published limits (plan/published-limits.ts) are the start. */
   tier: Tier | undefined;
+  /** --provider: who answers (../providers/create-provider.ts). */
+  provider: ProviderName;
+  /** Vertex AI: the Google Cloud project (--project, else GOOGLE_CLOUD_PROJECT). */
+  project: string | undefined;
+  /** Vertex AI: the region or `global` (--location, else GOOGLE_CLOUD_LOCATION, else `global`). */
+  location: string | undefined;
 }
 
 /** @default 60 s */
@@ -159,8 +170,13 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
   if (raw.quote !== undefined && [...raw.quote].length !== 1) throw new UsageError('OPTION_INVALID', `--quote must be one character, got ${JSON.stringify(raw.quote)}.`);
   const model = (raw.model ?? DEFAULT_MODEL).replace(/^models\//, '');
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(model)) throw new UsageError('OPTION_INVALID', `--model ${JSON.stringify(raw.model)} is not a model id such as gemini-2.5-flash.`);
-  const baseUrl = raw.baseUrl ?? env.GOOGLE_GEMINI_BASE_URL;
-  if (baseUrl !== undefined && !raw.simulate) checkBaseUrl(baseUrl, raw.baseUrl !== undefined ? '--base-url' : 'GOOGLE_GEMINI_BASE_URL');
+  const provider = providerOptions(raw, env);
+  const baseUrl = raw.baseUrl ?? env[provider.baseUrlEnv];
+  if (baseUrl !== undefined && !raw.simulate) checkBaseUrl(baseUrl, raw.baseUrl !== undefined ? '--base-url' : provider.baseUrlEnv);
+  const tier = tierOption(raw.tier);
+  if (tier !== undefined && provider.name !== 'gemini') {
+    throw new UsageError('OPTION_CONFLICT', `--tier names a usage tier of the Gemini API; --provider ${provider.name} has none. Give --rpm/--tpm/--rpd instead.`);
+  }
   const temperature = nonNegativeNumber('--temperature', raw.temperature) ?? 0;
   if (temperature > 2) throw new UsageError('OPTION_INVALID', `--temperature must be between 0 and 2, got ${temperature}.`);
 
@@ -196,7 +212,7 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     retryErrors: raw.retryErrors ?? false,
     restart: raw.restart ?? false,
     json: raw.json ?? false,
-    maxInputTokens: positiveInt('--max-input-tokens', raw.maxInputTokens) ?? modelProfile(model).inputTokenLimit,
+    maxInputTokens: positiveInt('--max-input-tokens', raw.maxInputTokens) ?? providerCatalog(provider.name).model(model).inputTokenLimit,
     maxOutputTokens: positiveInt('--max-output-tokens', raw.maxOutputTokens),
     temperature,
     thinkingBudget: integer('--thinking-budget', raw.thinkingBudget, -1),
@@ -207,7 +223,10 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
       ...optionalNumber('output', nonNegativeNumber('--price-output', raw.priceOutput)),
     },
     answerColumn: raw.answerColumn?.trim(),
-    tier: tierOption(raw.tier),
+    tier,
+    provider: provider.name,
+    project: provider.project,
+    location: provider.location,
   };
 }
 

@@ -5,11 +5,9 @@
 import { createHash } from 'node:crypto';
 import type { ClassifyConfig } from '../config/classify-config.js';
 import { UsageError } from '../errors.js';
-import { createGeminiClient } from '../gemini/gemini-client.js';
 import { startingLimitsFor, type StartingLimits } from '../plan/starting-limits.js';
 import type { KeyPool, ProjectGate } from '../schedule/dispatcher.js';
 import { ProjectLimiter } from '../schedule/project-limiter.js';
-import { DEFAULT_TIMEOUT_MS } from '../schedule/request-timeout.js';
 import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
 import { RateLimitPolicy, type Notice } from '../schedule/rate-limit-policy.js';
 import type { Endpoint } from './endpoint.js';
@@ -25,11 +23,13 @@ export function buildPools(
   state: QuotaStateFile,
   notify: (notice: Notice) => void,
 ): { gates: Map<string, ProjectGate>; pools: KeyPool[]; onKeyRefused: (alias: string, reason: string) => void } {
-  const defaults = startingLimitsFor(config.model, config.tier);
+  const provider = endpoint.provider;
+  const defaults = startingLimitsFor(provider, config.model, config.tier);
   const gates = new Map<string, ProjectGate>();
   const now = Date.now();
-  const keys = endpoint.keys.filter((key) => {
-    const refusal = state.refusal(keyId(key.value));
+  const idOf = (alias: string) => keyId(endpoint.secretOf(alias) ?? alias);
+  const keys = endpoint.credentials.filter((key) => {
+    const refusal = state.refusal(idOf(key.alias));
     if (refusal) {
       notify({
         key: `key-remembered:${key.alias}`,
@@ -47,14 +47,14 @@ export function buildPools(
   for (const key of keys) {
     if (gates.has(key.project)) continue;
     const limits = withLearned(startingLimits(config, endpoint.limits, defaults), state.learnedLimits(key.project, config.model));
-    const limiter = new ProjectLimiter({ project: key.project, model: config.model, limits, headroom: config.headroom, daily: state, now });
+    const limiter = new ProjectLimiter({ project: key.project, model: config.model, limits, headroom: config.headroom, daily: state, quotaDay: provider.quotaDay, now });
     const project = key.project;
     gates.set(key.project, {
       limiter,
       policy: new RateLimitPolicy(limiter, notify, now, Math.random, (dimension, value) => state.learn(project, config.model, dimension, value)),
     });
   }
-  const ids = new Map(keys.map((k) => [k.alias, keyId(k.value)]));
+  const ids = new Map(keys.map((k) => [k.alias, idOf(k.alias)]));
   const onKeyRefused = (alias: string, reason: string) => {
     const id = ids.get(alias);
     if (id) state.refuse(id, alias, reason);
@@ -62,13 +62,13 @@ export function buildPools(
   const pools: KeyPool[] = keys.map((key) => ({
     alias: key.alias,
     project: key.project,
-    client: createGeminiClient({ apiKey: key.value, ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}), timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS }),
+    client: provider.caller(key),
     maxInFlight: config.workersPerKey,
   }));
   return { gates, pools, onKeyRefused };
 }
 
-/** A key's identity in the job directory: the first 16 hex digits of its SHA-256, never the key. */
+/** A key's identity in the job directory: the first 16 hex digits of its SHA-256, never the key (the alias's, for ADC). */
 function keyId(value: string): string {
   return createHash('sha256').update(value).digest('hex').slice(0, 16);
 }

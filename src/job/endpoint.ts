@@ -1,50 +1,67 @@
 /**
- * Where requests go and with which keys: the Gemini API (or `--base-url`), or with `--simulate` the built-in simulator
- * started in-process on 127.0.0.1 (generous quotas, or the scenario of `--simulate-config`).
+ * Who answers and with which credentials: the provider of --provider (../providers/create-provider.ts) at its default
+ * endpoint or --base-url, or with `--simulate` the built-in simulator started in-process on 127.0.0.1 (generous quotas,
+ * or the scenario of `--simulate-config`).
+ *
+ * Credentials: for `gemini` the API keys (--keys-file, GEMINI_API_KEYS, GOOGLE_API_KEY / GEMINI_API_KEY; one pool
+ * per key); for `vertex` Application Default Credentials (one pool, `adc`, in the --project quota project).
  */
 import type { ClassifyConfig } from '../config/classify-config.js';
 import { loadApiKeys, makeKey, type ApiKey } from '../config/api-keys.js';
 import type { AnswerSource } from '../journal/manifest.js';
-
-/** The Gemini API's host, where requests go without --base-url (the SDK's default). */
-export const GEMINI_API_HOST = 'generativelanguage.googleapis.com';
+import type { Credential, Provider } from '../providers/contract.js';
+import { createProvider } from '../providers/create-provider.js';
+import { DEFAULT_TIMEOUT_MS } from '../schedule/request-timeout.js';
 
 /**
  * Where this run's answers come from (the manifest's `source`): the built-in simulator with --simulate, else the
- * API at --base-url's host (GOOGLE_GEMINI_BASE_URL's; never its credentials, which config refuses) or Google's.
+ * provider's endpoint host (--base-url's or the environment's; never its credentials, which config refuses).
+ * @param identity the provider's (Provider.identity()).
  */
-export function answerSourceOf(config: Pick<ClassifyConfig, 'simulate' | 'baseUrl' | 'model'>): AnswerSource {
-  if (config.simulate) return { kind: 'simulator', provider: 'gemini', endpoint: 'built-in', model: config.model };
-  return { kind: 'api', provider: 'gemini', endpoint: config.baseUrl !== undefined ? new URL(config.baseUrl).host : GEMINI_API_HOST, model: config.model };
+export function answerSourceOf(config: Pick<ClassifyConfig, 'simulate' | 'model'>, identity: ReturnType<Provider['identity']>): AnswerSource {
+  if (config.simulate) return { kind: 'simulator', provider: identity.provider, endpoint: 'built-in', model: config.model };
+  return { kind: 'api', provider: identity.provider, endpoint: identity.endpoint, model: config.model };
 }
 
 export interface Endpoint {
-  keys: ApiKey[];
-  /** undefined: the SDK's default (GOOGLE_GEMINI_BASE_URL, then Google). */
-  baseUrl: string | undefined;
+  provider: Provider;
+  /** One pool each: API keys, or Vertex's ADC. */
+  credentials: Credential[];
+  /** The secret of each credential's alias, for the job's memory of refused keys (hashed, never stored). */
+  secretOf(alias: string): string | undefined;
   /**
    * Per-project limits the endpoint is known to have (the generous simulator's), used when no --rpm/--tpm/--rpd is
    * given. undefined: unknown; the model's defaults apply and 429s teach the rest.
    */
   limits: { rpm?: number; tpm?: number; rpd?: number } | undefined;
-  /** For the run's header: `simulator http://127.0.0.1:PORT`, or the API host. */
+  /** For the run's header: `simulator http://127.0.0.1:PORT`, or the provider's endpoint. */
   description: string;
   close(): Promise<void>;
 }
+
+/** The provider of `config` at `baseUrl`, not started yet (plan reads its identity and counts tokens with it). */
+export function connectProvider(config: ClassifyConfig, env: NodeJS.ProcessEnv, baseUrl: string | undefined, simulated = false): Promise<Provider> {
+  return createProvider(config.provider, {
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
+    ...(config.project !== undefined ? { project: config.project } : {}),
+    ...(config.location !== undefined ? { location: config.location } : {}),
+    timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    env,
+    ...(simulated ? { accessToken: SIMULATED_TOKEN } : {}),
+  });
+}
+
+/** The bearer token Vertex sends to the built-in simulator instead of Application Default Credentials'. */
+const SIMULATED_TOKEN = 'simulated-access-token';
 
 /**
  * @throws UsageError KEYS_MISSING / InputError KEYS_FILE_INVALID, or the scenario's InputError, before any API call.
  */
 export async function resolveEndpoint(config: ClassifyConfig, env: NodeJS.ProcessEnv): Promise<Endpoint> {
   if (!config.simulate) {
-    const keys = await loadApiKeys(config.keysFile, env);
-    return {
-      keys,
-      baseUrl: config.baseUrl,
-      limits: undefined,
-      description: config.baseUrl ?? `https://${GEMINI_API_HOST}`,
-      close: async () => undefined,
-    };
+    const keys = config.provider === 'vertex' ? [] : await loadApiKeys(config.keysFile, env);
+    const provider = await connectProvider(config, env, config.baseUrl);
+    return { provider, ...credentialsOf(config, keys), limits: undefined, description: provider.describeEndpoint(), close: async () => undefined };
   }
   const sim = await import('../simulator/index.js');
   const scenario = config.simulateConfig !== undefined ? sim.loadScenario(config.simulateConfig) : sim.generousScenario();
@@ -60,11 +77,21 @@ export async function resolveEndpoint(config: ClassifyConfig, env: NodeJS.Proces
   // The generous simulator's quota is known, so the client may use all of it; a scenario is a rehearsal of a real
   // account, so its limits are learned the way they would be there.
   const known = generous ? scenario.projects.find((p) => p.id === scenario.defaultProject)?.limits['*'] : undefined;
+  const provider = await connectProvider(config, env, handle.url, true);
   return {
-    keys: apiKeys,
-    baseUrl: handle.url,
+    provider,
+    ...credentialsOf(config, apiKeys),
     limits: known ? { ...(known.rpm !== undefined ? { rpm: known.rpm } : {}), ...(known.tpm !== undefined ? { tpm: known.tpm } : {}), ...(known.rpd !== undefined ? { rpd: known.rpd } : {}) } : undefined,
     description: `simulator ${handle.url}${generous ? ' (generous quota)' : ` (${config.simulateConfig})`}`,
     close: () => handle.close(),
   };
+}
+
+/** The pools' credentials: one per API key, or Vertex's Application Default Credentials in the --project project. */
+function credentialsOf(config: ClassifyConfig, keys: ApiKey[]): Pick<Endpoint, 'credentials' | 'secretOf'> {
+  if (config.provider === 'vertex') {
+    return { credentials: [{ alias: 'adc', project: config.project as string, secret: undefined }], secretOf: () => undefined };
+  }
+  const secrets = new Map(keys.map((k) => [k.alias, k.value]));
+  return { credentials: keys.map((k) => ({ alias: k.alias, project: k.project, secret: k.value })), secretOf: (alias) => secrets.get(alias) };
 }

@@ -4,7 +4,7 @@
  */
 import type { Journal } from '../journal/journal.js';
 import type { RowTokens } from '../journal/journal-entry.js';
-import { requestCost, type ModelPrice } from '../plan/price-table.js';
+import { requestCost, type ModelPrice } from '../plan/price.js';
 import type { TokenTotals } from '../report/progress-snapshot.js';
 import { ROW_STATUSES, type RowStatus } from '../row-status.js';
 

@@ -6,13 +6,14 @@
 import type { ClassifyConfig } from '../config/classify-config.js';
 import { describeScenarioProject, scenarioLimits } from '../plan/scenario-limits.js';
 import { startingLimitsFor } from '../plan/starting-limits.js';
+import { providerCatalog } from '../providers/create-provider.js';
 
 /**
  * `limits: …` for the header, and a warning when --tier names a tier without quota for the model.
  * @throws InputError from reading the scenario (already read once by then, so in practice never).
  */
 export async function describeLimitsChoice(config: ClassifyConfig, endpointKnowsLimits: boolean): Promise<{ line: string; warning: string | undefined }> {
-  const start = startingLimitsFor(config.model, config.tier);
+  const start = startingLimitsFor(providerCatalog(config.provider), config.model, config.tier);
   const unbilled = start.billed === false ? '; the free tier is not billed (costs shown are the paid list price)' : '';
   const warning = start.tierHasNoQuota ? `${start.why}; the run will stop at the first answer. Choose another --model or --tier.` : undefined;
   if (config.rpm !== undefined && config.tpm !== undefined) return { line: `limits: as given (--rpm, --tpm${config.rpd !== undefined ? ', --rpd' : ''})${unbilled}`, warning };

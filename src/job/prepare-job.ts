@@ -5,9 +5,9 @@
  */
 import { resolveClassifyConfig, type ClassifyConfig, type RawClassifyOptions } from '../config/classify-config.js';
 import { UsageError } from '../errors.js';
-import type { AnswerMode } from '../gemini/judge-answer.js';
-import { modelProfile } from '../prompt/model-profile.js';
-import type { GenerateRequest } from '../gemini/gemini-client.js';
+import type { AnswerMode } from '../answers/judge-answer.js';
+import type { ModelRequest } from '../providers/contract.js';
+import { providerCatalog } from '../providers/create-provider.js';
 import type { InputSource } from '../input/input-source.js';
 import { openInput } from '../input/open-input.js';
 import { requireDataRows } from '../input/require-data-rows.js';
@@ -25,7 +25,7 @@ export interface PreparedJob {
   mode: AnswerMode;
   layout: ResultLayout;
   /** The request of a row. */
-  build(cells: readonly string[], variant?: RequestVariant): GenerateRequest;
+  build(cells: readonly string[], variant?: RequestVariant): ModelRequest;
   /** Token features of a row's whole request. */
   features(cells: readonly string[]): Float64Array;
 }
@@ -33,11 +33,11 @@ export interface PreparedJob {
 /** @throws UsageError / InputError (exit 2). */
 export async function prepareJob(input: string, raw: RawClassifyOptions, env: NodeJS.ProcessEnv): Promise<PreparedJob> {
   const config = await resolveClassifyConfig(input, raw, env);
-  const profile = modelProfile(config.model);
-  if (config.thinkingBudget === 0 && !profile.canDisableThinking) {
+  const model = providerCatalog(config.provider).model(config.model);
+  if (config.thinkingBudget === 0 && !model.canTurnOffReasoning) {
     throw new UsageError(
       'THINKING_CANNOT_BE_OFF',
-      `${config.model} cannot turn thinking off: it answers --thinking-budget 0 with HTTP 400 ("Budget 0 is invalid. This model only works in thinking mode."). Give a budget of at least ${profile.minThinkingBudget || 128}, or leave --thinking-budget out.`,
+      `${config.model} cannot turn thinking off: it answers --thinking-budget 0 with HTTP 400 ("Budget 0 is invalid. This model only works in thinking mode."). Give a budget of at least ${model.minReasoningBudget || 128}, or leave --thinking-budget out.`,
     );
   }
   const source = await openInput(config.input, config.inputOptions);

@@ -1,6 +1,7 @@
 /**
  * `gemini-batch classify <input>`: the pipeline. Data flows one way:
- * rows in (input/) → prompts (prompt/) → scheduler (schedule/) → Gemini (gemini/) → journal (journal/) → output (output/).
+ * rows in (input/) → prompts (prompt/) → scheduler (schedule/) → provider (providers/) → answers judged (answers/) →
+ * journal (journal/) → output (output/).
  *
  * Order of work, so that every usage or input error stops the job before any API call (exit 2):
  * options → keys → input header and template → job directory (manifest, lock, journal) → whole-input scan (first run)
@@ -12,18 +13,18 @@ import { stat } from 'node:fs/promises';
 import { ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
 import { formatCommand, type Invocation } from '../invocation.js';
-import { ModelFailure } from '../gemini/api-failures.js';
-import { answerJudge } from '../gemini/judge-answer.js';
+import { answerJudge } from '../answers/judge-answer.js';
+import type { QuotaDay } from '../providers/contract.js';
+import { ModelFailure } from '../providers/failures.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
 import { defaultOutputPath } from '../output/output-format.js';
-import { priceOf } from '../plan/price-table.js';
+import { priceOf } from '../plan/price.js';
 import { countOf, estimateEta, formatCount, RateMeter, type ProgressSnapshot } from '../report/progress-snapshot.js';
 import type { Reporter } from '../report/reporter.js';
 import type { JobSummary } from '../report/summary.js';
 import type { RowStatus } from '../row-status.js';
 import { BINDING_LABELS } from '../schedule/binding.js';
 import { Dispatcher, type DispatchEnd } from '../schedule/dispatcher.js';
-import { pacificClock } from '../schedule/pacific-day.js';
 import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
 import { TokenEstimator } from '../schedule/token-estimator.js';
 import type { RowOutcome, WorkItem } from '../schedule/work-item.js';
@@ -57,7 +58,7 @@ export async function runClassify(input: string, raw: RawClassifyOptions, io: Io
   try {
     job = await openJob(prepared.config, prepared.source, {
       examples: prepared.examples,
-      source: answerSourceOf(prepared.config),
+      source: answerSourceOf(prepared.config, endpoint.provider.identity()),
       fingerprint: answerFingerprint(prepared.template),
     });
     return await classifyRows(prepared, { endpoint, job, io, invocation, started });
@@ -85,7 +86,8 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   const outputTarget = config.output ?? defaultOutputPath(config.input);
   const reporter: Reporter = chooseReporter(config, io, outputTarget === '-');
 
-  let tally = new JobTally(journal, total, priceOf(config.model, config.price));
+  const price = priceOf(endpoint.provider.model(config.model).price, config.price);
+  let tally = new JobTally(journal, total, price);
   const daily = new QuotaStateFile(job.files.quotaUsage);
   const notices = new Set<string>();
   const notify = (notice: { key: string; text: string }) => {
@@ -138,7 +140,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     total,
     resumed: tally.resumed,
     ...tally.sendPlan(config.retryErrors),
-    pools: endpoint.keys.map((k) => `${k.alias} → project ${k.project} (${config.workersPerKey !== undefined ? `at most ${config.workersPerKey} in flight` : 'in flight: what the quota needs'})`),
+    pools: endpoint.credentials.map((k) => `${k.alias} → project ${k.project} (${config.workersPerKey !== undefined ? `at most ${config.workersPerKey} in flight` : 'in flight: what the quota needs'})`),
     limits: [...[...gates.values()].map(({ limiter }) => `project ${limiter.project}: ${describeLimits(limiter.limits)}`), limitsChoice.line],
     jobDir: job.dir,
     output: outputTarget === '-' ? 'stdout' : outputTarget,
@@ -239,13 +241,14 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     notify({ key: 'input-changed', text: job.notes.at(-1) as string });
     total = config.limit !== undefined ? Math.min(config.limit, job.records) : job.records;
     const finished = tally.finishedThisRun;
-    tally = new JobTally(job.journal, total, priceOf(config.model, config.price));
+    tally = new JobTally(job.journal, total, price);
     tally.finishedThisRun = finished;
   }
   reporter.tick(snapshot());
 
-  let { exitCode, ending } = exitFor(end, tally.byStatus, total, endpoint.description);
-  let pending = pendingReason(end);
+  const day = endpoint.provider.quotaDay;
+  let { exitCode, ending } = exitFor(end, tally.byStatus, total, endpoint.description, day);
+  let pending = pendingReason(end, day);
   if (change && end.kind === 'done' && tally.byStatus.pending > 0) {
     exitCode = ExitCode.Stopped;
     ending = `the input changed during the run: ${countOf(tally.byStatus.pending, 'row')} new or edited ${tally.byStatus.pending === 1 ? 'is' : 'are'} pending; run the same command again to send ${tally.byStatus.pending === 1 ? 'it' : 'them'}`;
@@ -288,7 +291,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   return exitCode;
 }
 
-function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: number, endpoint: string): { exitCode: number; ending: string } {
+function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: number, endpoint: string, day: QuotaDay): { exitCode: number; ending: string } {
   switch (end.kind) {
     case 'done': {
       const notOk = total - byStatus.ok;
@@ -301,7 +304,7 @@ function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: n
     case 'parked':
       return {
         exitCode: ExitCode.Stopped,
-        ending: `stopped: every project is parked (${end.reasons.join('; ')}); capacity returns at ${pacificClock(end.until)}; ${countOf(byStatus.pending, 'row')} pending`,
+        ending: `stopped: every project is parked (${end.reasons.join('; ')}); capacity returns at ${day.clock(end.until)}; ${countOf(byStatus.pending, 'row')} pending`,
       };
     case 'unavailable':
       // Keys refused or no quota for the model (limit: 0): running again the same way cannot help.
@@ -317,6 +320,11 @@ function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: n
             ? `stopped: the model cannot be used (${end.failure.message}); check --model (e.g. gemini-2.5-flash); ${countOf(byStatus.pending, 'row')} pending, rows already done are kept`
             : `stopped: every request so far was refused the same way (${end.failure.message}); check the options that shape the request (--model, --thinking-budget, --schema, --max-output-tokens); ${countOf(byStatus.pending, 'row')} pending, rows already done are kept`,
       };
+    case 'billing':
+      return {
+        exitCode: ExitCode.Stopped,
+        ending: `stopped: the account cannot pay for more requests (${end.failure.message}); add credit or raise the spend limit, then run the same command again; ${countOf(byStatus.pending, 'row')} pending`,
+      };
   }
 }
 
@@ -324,20 +332,22 @@ function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: n
  * The `error` of the rows a stopped run leaves `pending` (they have no journal entry), saying why they were not
  * answered. Empty for a run that finished.
  */
-function pendingReason(end: DispatchEnd): string {
+function pendingReason(end: DispatchEnd, day: QuotaDay): string {
   switch (end.kind) {
     case 'done':
       return '';
     case 'interrupted':
       return 'not answered: the run was interrupted; run the same command again to resume';
     case 'parked':
-      return `not sent: every project is parked by its daily quota until ${pacificClock(end.until)}; run again then`;
+      return `not sent: every project is parked by its daily quota until ${day.clock(end.until)}; run again then`;
     case 'unavailable':
       return `not sent: no key can send (${end.reasons.join('; ')})`;
     case 'outage':
       return `not answered: the run stopped for an outage (${end.reason}); run again to resume`;
     case 'fatal':
       return `not sent: ${end.failure.message}`;
+    case 'billing':
+      return `not sent: the account cannot pay for more requests (${end.failure.message}); run again once billing allows`;
   }
 }
 

@@ -5,7 +5,6 @@
 import { existsSync } from 'node:fs';
 import type { RawClassifyOptions } from '../config/classify-config.js';
 import { loadApiKeys } from '../config/api-keys.js';
-import { classifyFailure } from '../gemini/classify-failure.js';
 import { defaultJobDir, jobFiles } from '../journal/job-dir.js';
 import { Journal } from '../journal/journal.js';
 import { diffManifest, readManifest, sha256File, type Manifest } from '../journal/manifest.js';
@@ -19,7 +18,8 @@ import { plannedScenarioLimits, scenarioLimits } from '../plan/scenario-limits.j
 import { positiveInt } from '../config/option-values.js';
 import { matchInput } from './reconcile-input.js';
 import { formatPlan } from '../plan/format-plan.js';
-import { answerSourceOf, resolveEndpoint } from './endpoint.js';
+import { ApiFailure } from '../providers/failures.js';
+import { answerSourceOf, connectProvider, resolveEndpoint, type Endpoint } from './endpoint.js';
 import { prepareJob } from './prepare-job.js';
 
 export interface PlanOptions extends RawClassifyOptions {
@@ -46,7 +46,7 @@ export async function runPlan(input: string, raw: PlanOptions, io: Pick<Io, 'std
     const current: Manifest = {
       ...manifest,
       input: { ...manifest.input, path: config.input, sha256, size, rowFingerprint: ROW_FINGERPRINT },
-      source: answerSourceOf(config),
+      source: answerSourceOf(config, (await connectProvider(config, io.env, config.baseUrl)).identity()),
       settings: jobSettings(config, prepared.examples),
     };
     const diff = diffManifest(manifest, current);
@@ -77,7 +77,7 @@ export async function runPlan(input: string, raw: PlanOptions, io: Pick<Io, 'std
     projects = planned.projects;
   }
 
-  let endpoint: Awaited<ReturnType<typeof resolveEndpoint>> | undefined;
+  let endpoint: Endpoint | undefined;
   try {
     // --count-tokens needs a key and an endpoint (the simulator's under --simulate).
     if (raw.countTokens) endpoint = await resolveEndpoint(config, io.env);
@@ -100,19 +100,19 @@ export async function runPlan(input: string, raw: PlanOptions, io: Pick<Io, 'std
   }
 }
 
-/** One countTokens call with each prompt as its own user turn. @throws ApiFailure subclasses. */
-function countWith(endpoint: Awaited<ReturnType<typeof resolveEndpoint>>, model: string): (prompts: string[]) => Promise<number> {
+/** One countTokens call with each prompt as its own user turn. @throws UsageError COUNT_TOKENS_FAILED. */
+function countWith(endpoint: Endpoint, model: string): (prompts: string[]) => Promise<number> {
   return async (prompts) => {
-    const { GoogleGenAI } = await import('@google/genai');
-    const key = endpoint.keys[0];
-    if (!key) return 0;
-    const ai = new GoogleGenAI({ apiKey: key.value, ...(endpoint.baseUrl ? { httpOptions: { baseUrl: endpoint.baseUrl } } : {}) });
+    const credential = endpoint.credentials[0];
+    if (!credential) return 0;
+    if (!endpoint.provider.countTokens) {
+      throw new UsageError('COUNT_TOKENS_UNAVAILABLE', `--count-tokens: --provider ${endpoint.provider.name} cannot count tokens; plan without --count-tokens.`);
+    }
     try {
-      const response = await ai.models.countTokens({ model, contents: prompts.map((text) => ({ role: 'user', parts: [{ text }] })) });
-      return response.totalTokens ?? 0;
+      return await endpoint.provider.countTokens(credential, model, prompts);
     } catch (error) {
-      const failure = classifyFailure(error);
-      throw new UsageError('COUNT_TOKENS_FAILED', `--count-tokens: the countTokens call failed: ${failure.message}. Plan without --count-tokens, or check the key, --model and --base-url.`, { cause: failure });
+      const message = error instanceof ApiFailure ? error.message : String(error);
+      throw new UsageError('COUNT_TOKENS_FAILED', `--count-tokens: the countTokens call failed: ${message}. Plan without --count-tokens, or check the key, --model and --base-url.`, { cause: error });
     }
   };
 }

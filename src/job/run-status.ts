@@ -8,16 +8,25 @@ import type { Io } from '../io.js';
 import { defaultJobDir, jobFiles } from '../journal/job-dir.js';
 import { Journal } from '../journal/journal.js';
 import { readManifest, sha256File } from '../journal/manifest.js';
-import { pacificClock } from '../schedule/pacific-day.js';
 import { countOf, formatCount } from '../report/progress-snapshot.js';
 import { ROW_STATUSES } from '../row-status.js';
 import { readRunLog } from './run-log.js';
-import { priceOf } from '../plan/price-table.js';
+import { priceOf } from '../plan/price.js';
+import { providerCatalog } from '../providers/create-provider.js';
+import { nonNegativeNumber } from '../config/option-values.js';
 import { JobTally } from './job-tally.js';
 import { QuotaStateFile } from './quota-state-file.js';
 
 /** @throws UsageError `STATUS_NO_JOB` when there is no job to report. */
-export async function runStatus(target: string, options: { jobDir?: string; json?: boolean }, io: Pick<Io, 'stdout'>): Promise<number> {
+export async function runStatus(
+  target: string,
+  options: { jobDir?: string; json?: boolean; priceInput?: string; priceOutput?: string },
+  io: Pick<Io, 'stdout'>,
+): Promise<number> {
+  const override = {
+    ...optional('input', nonNegativeNumber('--price-input', options.priceInput)),
+    ...optional('output', nonNegativeNumber('--price-output', options.priceOutput)),
+  };
   const dir = options.jobDir ?? ((await isDirectory(target)) ? target : defaultJobDir(target));
   const manifest = await readManifest(dir);
   if (!manifest) {
@@ -31,7 +40,9 @@ export async function runStatus(target: string, options: { jobDir?: string; json
   try {
     const records = manifest.input.records ?? 0;
     const model = manifest.source?.model ?? String(manifest.settings.model);
-    const tally = new JobTally(journal, records, priceOf(model));
+    // Priced as the provider that answered lists the model (manifests of earlier versions: Gemini), or as --price-* say.
+    const catalog = providerCatalog(manifest.source?.provider ?? 'gemini');
+    const tally = new JobTally(journal, records, priceOf(catalog.model(model).price, override));
     const { byStatus, costUsd } = tally;
     const totals = journal.totals();
     const runs = await readRunLog(jobFiles(dir).runs);
@@ -70,7 +81,7 @@ export async function runStatus(target: string, options: { jobDir?: string; json
     const next = inputChanged
       ? ` — and ${inputFile} changed since: classify will match its rows to their answers by their prompt inputs and send the new or edited ones`
       : parkedUntil !== undefined
-        ? ` (parked by a daily quota until ${pacificClock(parkedUntil)})`
+        ? ` (parked by a daily quota until ${catalog.quotaDay.clock(parkedUntil)})`
         : byStatus.pending > 0
           ? ' (run the same classify command again to resume)'
           : '';
@@ -92,6 +103,10 @@ export async function runStatus(target: string, options: { jobDir?: string; json
   }
 }
 
+
+function optional<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
+}
 
 async function exists(target: string): Promise<boolean> {
   return stat(target).then(

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { InputError } from '../errors.js';
 import { writeFileAtomic } from '../files/atomic-file.js';
+import type { ProviderName } from '../providers/contract.js';
 import { jobFiles } from './job-dir.js';
 
 export { diffManifest } from './manifest-diff.js';
@@ -20,7 +21,7 @@ export interface AnswerSource {
   /** `simulator`: the built-in simulator of `--simulate` (made-up answers); `api`: an API endpoint. */
   kind: 'simulator' | 'api';
   /** The provider the requests are shaped for. */
-  provider: 'gemini';
+  provider: ProviderName;
   /** The endpoint's host (and port), without credentials or path: `generativelanguage.googleapis.com`; `built-in` for the simulator. */
   endpoint: string;
   /** The model id as sent, after gemini-batch resolved it (`models/` prefix removed). */

@@ -4,10 +4,9 @@
  * with its prior, or scaled by one countTokens call on a sample of the job's prompts (`--count-tokens`).
  */
 import type { PreparedJob } from '../job/prepare-job.js';
-import { modelProfile } from '../prompt/model-profile.js';
-import { enumMaxOutputTokens } from '../prompt/build-request.js';
 import { TokenEstimator, tokenFeatures } from '../schedule/token-estimator.js';
-import { priceOf, requestCost, type ModelPrice } from './price-table.js';
+import { providerCatalog } from '../providers/create-provider.js';
+import { priceOf, requestCost, type ModelPrice } from './price.js';
 import { startingLimitsFor } from './starting-limits.js';
 
 /** Where a limit plan uses comes from. */
@@ -16,7 +15,7 @@ export type LimitOrigin =
   | 'given'
   /** the published limits of the --tier given (plan/published-limits.ts) */
   | 'tier'
-  /** the model's default start: its published Tier 1 limits, or a guess (prompt/model-profile.ts) */
+  /** the model's default start (its provider's catalog: for Gemini its published Tier 1 limits, or a guess) */
   | 'default'
   /** the simulator's scenario (--simulate-config) or its generous built-in quota (--simulate) */
   | 'simulator';
@@ -145,8 +144,10 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
   const inputTokens = Math.round(promptTokens * (scale ?? 1) + fixedTokens);
   const requests = rows - done - tooLong;
   const { perRow, basis } = outputPerRow(o.prepared, { insertedPerRow: requests > 0 ? insertedTokens / requests : 0, given: o.outputTokensPerRow });
-  const thinking = thinkingPerRow(o.prepared);
-  const start = startingLimitsFor(config.model, config.tier);
+  const catalog = providerCatalog(config.provider);
+  const info = catalog.model(config.model);
+  const thinking = thinkingPerRow(o.prepared, info.leastReasoningTokens);
+  const start = startingLimitsFor(catalog, config.model, config.tier);
   const known = o.knownLimits;
   const startSource: LimitOrigin = start.fromTier ? 'tier' : 'default';
   const pick = (given: number | undefined, fromEndpoint: number | undefined, fallback: number): LimitUsed =>
@@ -166,7 +167,7 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
   const usable = 1 - config.headroom;
   const outputTokens = perRow * requests;
   const thinkingTokens = thinking.perRow === undefined ? undefined : thinking.perRow * requests;
-  const price = priceOf(config.model, config.price);
+  const price = priceOf(info.price, config.price);
   const minutesUnderRpm = requests / (o.projects * limits.rpm.value * usable);
   const minutesUnderTpm = inputTokens / (o.projects * limits.tpm.value * usable);
   const daysUnderRpd = limits.rpd ? requests / (o.projects * limits.rpd.value) : undefined;
@@ -228,21 +229,18 @@ function outputPerRow(p: PreparedJob, free: { insertedPerRow: number; given: num
   };
 }
 
-function thinkingPerRow(p: PreparedJob): { perRow: number | undefined; basis: string } {
-  const budget = p.config.thinkingBudget ?? thinkingBudgetOf(p.config.model);
+/**
+ * Thinking tokens per row: the --thinking-budget, else the model's least thinking (ModelInfo.leastReasoningTokens);
+ * when thinking is dynamic or set by level, at most --max-output-tokens, else unbounded.
+ */
+function thinkingPerRow(p: PreparedJob, leastReasoningTokens: number | undefined): { perRow: number | undefined; basis: string } {
+  const budget = p.config.thinkingBudget ?? leastReasoningTokens;
   if (budget === 0) return { perRow: 0, basis: 'thinking off (thinkingBudget 0)' };
   if (budget !== undefined && budget > 0) return { perRow: budget, basis: `at most the thinking budget, ${budget} per row` };
-  const profileThinking = modelProfile(p.config.model).thinking;
-  const max = p.config.maxOutputTokens ?? (p.config.labels ? enumMaxOutputTokens(profileThinking) : undefined);
+  const max = p.config.maxOutputTokens;
   return max !== undefined
     ? { perRow: max, basis: `thinking on: at most maxOutputTokens, ${max} per row` }
     : { perRow: undefined, basis: 'thinking on and unbounded: set --thinking-budget or --max-output-tokens' };
-}
-
-function thinkingBudgetOf(model: string): number | undefined {
-  const thinking = modelProfile(model).thinking;
-  if (thinking === undefined) return 0;
-  return 'thinkingBudget' in thinking ? thinking.thinkingBudget : undefined;
 }
 
 /**

@@ -3,7 +3,7 @@
  * else the model's default (its published Tier 1 figures, or a guess), and a sentence saying which and why. classify
  * starts its limiters there (job/build-pools.ts) and plan estimates with them (plan/estimate-job.ts): one decision.
  */
-import { modelProfile } from '../prompt/model-profile.js';
+import type { ProviderCatalog } from '../providers/contract.js';
 import { publishedLimits, tierIsBilled, tierName, type Tier, type TierLimits } from './published-limits.js';
 
 export interface StartingLimits {
@@ -18,9 +18,12 @@ export interface StartingLimits {
   billed: boolean | undefined;
 }
 
-/** Where to start for `model`, on `tier` when given. */
-export function startingLimitsFor(model: string, tier: Tier | undefined): StartingLimits {
-  const profile = modelProfile(model);
+/**
+ * Where to start for `model` of `catalog`'s provider, on `tier` when given (a Gemini API usage tier: config refuses
+ * --tier for other providers).
+ */
+export function startingLimitsFor(catalog: ProviderCatalog, model: string, tier: Tier | undefined): StartingLimits {
+  const profile = catalog.model(model);
   const fallback = { limits: { ...profile.defaultLimits }, tierHasNoQuota: false };
   if (tier === undefined) return { ...fallback, why: `${profile.id}'s ${profile.defaultLimitsSource}`, fromTier: false, billed: undefined };
   const billed = tierIsBilled(tier);

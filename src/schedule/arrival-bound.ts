@@ -17,7 +17,7 @@
  * A fixed bound instead would have to cover a far client (a satellite link's 600 ms round trip) for everyone, and cost
  * a nearby one 1 % of its rate for nothing; measuring costs one timestamp per socket.
  */
-import type { UploadTiming } from '../gemini/http-transport.js';
+import type { UploadTiming } from '../providers/contract.js';
 
 /** Added to the measured round trip, ms. */
 export const ARRIVAL_MARGIN_MS = 25;

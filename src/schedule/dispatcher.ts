@@ -6,16 +6,17 @@
  *   the observed latency, up to --workers-per-key and the safe ceilings). Rows go to the pool with a free slot whose
  *   project can take the request soonest, not round-robin.
  * - Every request passes its project's {@link ProjectLimiter} (shared by the keys of one quota project).
- * - Retries are ours (the SDK's are off, ../shared/reference/gemini-api-facts.md §0.6). What a failure means for its row
+ * - It sees only the provider-neutral contract (../providers/contract.ts): a {@link ModelCaller} per key, neutral
+ *   requests and answers, typed failures with neutral rate-limit details.
+ * - Retries are ours (every adapter turns its client's off, docs/providers.md). What a failure means for its row
  *   is ./failure-policy.ts; for its project, ./rate-limit-policy.ts (429s) or the pool (a refused key stops it); for
  *   the run, ./endpoint-health.ts (an outage or the same refusal for every request stops it).
  * - A row never waits inside a worker: waiting rows sit in a queue, so retries cannot bypass pacing.
  * - Each time it stops sending, the dispatcher records what holds it back (./binding.ts).
  */
 import { setMaxListeners } from 'node:events';
-import { CancelledFailure, ConnectionFailure, KeyFailure, RateLimitFailure, TimeoutFailure, type ApiFailure } from '../gemini/api-failures.js';
-import { classifyFailure } from '../gemini/classify-failure.js';
-import type { GeminiCaller, GenerateAnswer, GenerateRequest } from '../gemini/gemini-client.js';
+import type { ModelAnswer, ModelCaller, ModelRequest } from '../providers/contract.js';
+import { ApiFailure, BillingFailure, CancelledFailure, ConnectionFailure, connectionFailureOf, KeyFailure, RateLimitFailure, TimeoutFailure } from '../providers/failures.js';
 import type { RequestVariant } from '../prompt/build-request.js';
 import { arrivalBound } from './arrival-bound.js';
 import { BindingMeter, type Binding, type BindingNow } from './binding.js';
@@ -37,7 +38,7 @@ export interface KeyPool {
   alias: string;
   /** The quota project the key belongs to. */
   project: string;
-  client: GeminiCaller;
+  client: ModelCaller;
   /** Requests in flight at most (--workers-per-key); undefined: what the quota needs, up to the safe ceilings. */
   maxInFlight: number | undefined;
 }
@@ -65,9 +66,9 @@ export interface DispatcherOptions {
   rows: AsyncIterator<WorkItem>;
   estimator: TokenEstimator;
   /** Builds the request of a row. */
-  buildRequest(cells: readonly string[], variant: RequestVariant | undefined): GenerateRequest;
+  buildRequest(cells: readonly string[], variant: RequestVariant | undefined): ModelRequest;
   /** Makes sense of an HTTP 200 answer. */
-  judge(item: WorkItem, answer: GenerateAnswer): Verdict;
+  judge(item: WorkItem, answer: ModelAnswer): Verdict;
   /** Receives each finished row exactly once (the journal). */
   onFinished(item: WorkItem, outcome: RowOutcome): void;
   /** Receives messages to show once per key. */
@@ -105,7 +106,9 @@ export type DispatchEnd =
   /** The API cannot be reached or fails everything (./endpoint-health.ts). Rows stay pending. */
   | { kind: 'outage'; reason: string }
   /** A failure no row can get past: 404 for the model, or the same 4xx refusal for every request so far. */
-  | { kind: 'fatal'; failure: ApiFailure };
+  | { kind: 'fatal'; failure: ApiFailure }
+  /** The account cannot pay (OpenAI insufficient_quota…): nothing is sent until billing changes. Rows stay pending. */
+  | { kind: 'billing'; failure: BillingFailure };
 
 interface PoolState extends KeyPool {
   index: number;
@@ -445,7 +448,7 @@ export class Dispatcher {
 
   async #attempt(item: WorkItem, pool: PoolState, gate: ProjectGate, reservation: Reservation): Promise<void> {
     const request = this.#o.buildRequest(item.cells, item.variant);
-    let answer: GenerateAnswer;
+    let answer: ModelAnswer;
     try {
       answer = await pool.client.generate(request, {
         signal: this.#abort.signal,
@@ -457,7 +460,8 @@ export class Dispatcher {
       });
     } catch (error) {
       gate.limiter.refund(reservation, Date.now());
-      const failure = classifyFailure(error);
+      // A caller that breaks the contract (throws something else) fails the request as no answer, never the run.
+      const failure = error instanceof ApiFailure ? error : connectionFailureOf(error);
       if (failure instanceof TimeoutFailure) this.#timeout.timedOut(failure.timeoutMs);
       this.#onFailure(item, pool, gate, reservation, failure);
       return;
@@ -465,16 +469,17 @@ export class Dispatcher {
     const now = Date.now();
     this.#timeout.answered(now - reservation.at);
     this.#health.onAnswer(item.row, now);
-    gate.limiter.settle(reservation, answer.usage.promptTokenCount, now);
-    if (answer.usage.promptTokenCount > 0) {
-      this.#o.estimator.observe(item.features, answer.usage.promptTokenCount);
+    const inputTokens = answer.usage.inputTokens;
+    gate.limiter.settle(reservation, inputTokens, now);
+    if (inputTokens > 0) {
+      this.#o.estimator.observe(item.features, inputTokens);
       gate.limiter.setEstimateError(this.#o.estimator.relativeError);
     }
     gate.policy.onAnswered(now, reservation.at);
     item.attempts++;
-    item.usage.input += answer.usage.promptTokenCount;
-    item.usage.output += answer.usage.candidatesTokenCount;
-    item.usage.thoughts += answer.usage.thoughtsTokenCount;
+    item.usage.input += inputTokens;
+    item.usage.output += answer.usage.outputTokens;
+    item.usage.thoughts += answer.usage.reasoningTokens;
 
     const verdict = this.#o.judge(item, answer);
     if (verdict.kind === 'final') {
@@ -523,7 +528,7 @@ export class Dispatcher {
       case 'stop':
         item.notBefore = 0;
         this.#retries.push(item);
-        this.#pendingEnd ??= { kind: 'fatal', failure };
+        this.#pendingEnd ??= failure instanceof BillingFailure ? { kind: 'billing', failure } : { kind: 'fatal', failure };
         return;
       case 'fail':
         item.attempts++;

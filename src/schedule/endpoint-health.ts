@@ -4,10 +4,10 @@
  * request itself is wrong: a bad option, not a bad row). Also says whether the endpoint serves most requests, which
  * decides whether transient failures count against a row's attempts (./failure-policy.ts).
  *
- * Refusals are compared by HTTP status and reason (google.rpc.ErrorInfo.reason, the status name, the fields a
- * BadRequest names), never by message text, which may quote the row.
+ * Refusals are compared by HTTP status and the provider's reason (ApiFailure.reason: for Gemini the status name,
+ * google.rpc.ErrorInfo reasons, the fields a BadRequest names), never by message text, which may quote the row.
  */
-import { ConnectionFailure, RequestFailure, ServerFailure, TimeoutFailure, type ApiFailure } from '../gemini/api-failures.js';
+import { ConnectionFailure, RequestFailure, ServerFailure, TimeoutFailure, type ApiFailure } from '../providers/failures.js';
 
 /**
  * Connection failures in a row (no connection, reset before an answer; timeouts do not count), with no HTTP answer since
@@ -127,22 +127,7 @@ export function isTransient(failure: ApiFailure): boolean {
   return failure instanceof ServerFailure || failure instanceof ConnectionFailure || failure instanceof TimeoutFailure;
 }
 
-/**
- * A refusal's identity: HTTP status, google.rpc status name, ErrorInfo reasons and the fields BadRequest names — what
- * two refusals of the same option share, whatever row they quote.
- */
+/** A refusal's identity: the HTTP status and the provider's reason — what two refusals of the same option share. */
 export function refusalOf(failure: ApiFailure): string {
-  const rpc = failure.rpc;
-  const parts: string[] = [String(failure.httpStatus ?? ''), rpc?.status ?? ''];
-  for (const detail of rpc?.details ?? []) {
-    if (detail.type === 'ErrorInfo' && typeof detail.reason === 'string') parts.push(`reason=${detail.reason}`);
-    if (detail.type === 'BadRequest' && Array.isArray(detail.fieldViolations)) {
-      for (const v of detail.fieldViolations) {
-        const field = (v as { field?: unknown } | null)?.field;
-        if (typeof field === 'string') parts.push(`field=${field}`);
-      }
-    }
-  }
-  return parts.join('|');
+  return `${failure.httpStatus ?? ''}|${failure.reason}`;
 }
-

@@ -9,6 +9,7 @@
  * |------------------------------------------|--------|---------------------------------------------------|-------|
  * | cancelled by us (Ctrl-C)                 | abandon: the row stays pending | no                        | —     |
  * | 404 for the model                        | stop: no row can pass; the row stays pending | no          | —     |
+ * | billing exhausted (insufficient_quota)   | stop: nothing is sent until billing changes; pending | no  | —     |
  * | key refused (400 API_KEY_INVALID, 401, 403) | retry on another key | no                                | 0     |
  * | 429                                      | retry through the project's gate | as the 429 policy says (daily, limit 0: no) | 0: the project's pause governs |
  * | other 4xx                                | fail: the request is wrong for this row | yes                | —     |
@@ -20,7 +21,7 @@
  * its attempts; the run stops for the outage (./endpoint-health.ts) and the row stays pending, to be sent again by the
  * resume command.
  */
-import { CancelledFailure, ConnectionFailure, KeyFailure, ModelFailure, RateLimitFailure, RequestFailure, type ApiFailure } from '../gemini/api-failures.js';
+import { BillingFailure, CancelledFailure, ConnectionFailure, KeyFailure, ModelFailure, RateLimitFailure, RequestFailure, type ApiFailure } from '../providers/failures.js';
 import { fullJitterDelay } from './backoff.js';
 import type { RateLimitOutcome } from './rate-limit-policy.js';
 
@@ -46,7 +47,7 @@ export interface FailureContext {
 export type FailureAction =
   /** Nothing is recorded; the row stays pending (we abandoned the request). */
   | { kind: 'abandon' }
-  /** No row can pass (404 for the model): the row stays pending and the run stops. */
+  /** No row can pass (404 for the model, billing exhausted): the row stays pending and the run stops. */
   | { kind: 'stop' }
   /** The row goes back to the queue, not before `delayMs` from now. */
   | { kind: 'retry'; delayMs: number; countsAsAttempt: boolean }
@@ -59,7 +60,7 @@ export const LOCAL_BACKOFF_BASE_MS = 100;
 /** Decides what a failed request means for its row. Pure: the same inputs (and random draws) give the same action. */
 export function failureAction(failure: ApiFailure, ctx: FailureContext): FailureAction {
   if (failure instanceof CancelledFailure) return { kind: 'abandon' };
-  if (failure instanceof ModelFailure) return { kind: 'stop' };
+  if (failure instanceof ModelFailure || failure instanceof BillingFailure) return { kind: 'stop' };
   if (failure instanceof KeyFailure) return { kind: 'retry', delayMs: 0, countsAsAttempt: false };
   if (failure instanceof RequestFailure) return { kind: 'fail', error: failure.message };
   if (failure instanceof RateLimitFailure) return counted(failure, ctx, ctx.rateLimit?.countsAsAttempt ?? true, 0);

@@ -5,7 +5,7 @@
  *
  * Node raises the soft limit to the hard limit at start-up (src/node.cc, PlatformInit), so what this process has is what
  * counts: read from /proc/self/limits (Linux), else from `ulimit -n` in a child shell (which inherits it: macOS, BSD),
- * else {@link ASSUMED_FD_LIMIT} is assumed. Over HTTP/2 (gemini/http-transport.ts) requests share a few
+ * else {@link ASSUMED_FD_LIMIT} is assumed. Over HTTP/2 (providers/http-transport.ts) requests share a few
  * connections, so the budget is then generous; it is kept for HTTP/1.1 endpoints.
  */
 import { execFileSync } from 'node:child_process';

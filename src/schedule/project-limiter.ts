@@ -7,8 +7,9 @@
  * - RPM: a rolling 60 s window of requests + a pacer spreading them through the window;
  * - TPM: a weighted rolling window of input tokens, reserved from the estimate before sending and corrected with
  *   usageMetadata.promptTokenCount afterwards (given back when the request was rejected) + a token pacer;
- * - RPD: requests counted per America/Los_Angeles day (persisted by the job through `DailyUsageStore`);
- * and the state a 429 leaves: paused (per-minute quota: retryDelay), parked (daily quota: until Pacific midnight),
+ * - RPD: requests counted per quota day of the provider (its {@link QuotaDay}: Gemini's days end at midnight
+ *   America/Los_Angeles), persisted by the job through `DailyUsageStore`;
+ * and the state a 429 leaves: paused (per-minute quota: retryDelay), parked (daily quota: until the provider's day boundary),
  * disabled (`limit: 0`: the model has no quota on this project). How each quotaId is treated is in ./rate-limit-policy.ts.
  *
  * When a request counts. The server counts a request when it arrives (../shared/DESIGN.md, facts §7: a rolling window
@@ -25,14 +26,14 @@
  * (window end − 60 s) ≥ s* − 60 s and counts in our window until ≥ its arrival + 60 s, or is still sending: all were
  * counted when s* was allowed, so they number at most the limit.
  */
-import { nextPacificMidnight, pacificDay } from './pacific-day.js';
+import type { QuotaDay } from '../providers/contract.js';
 import { Pacer } from './pacer.js';
 import { DEFAULT_HEADROOM, WINDOW_GUARD_MS, type LimitSource, type ProjectLimits } from './quota-limits.js';
 import { RollingWindow, type WindowEntry } from './rolling-window.js';
 
-/** Requests counted per Pacific day, and daily-quota parks, kept across runs in the job directory. */
+/** Requests counted per quota day, and daily-quota parks, kept across runs in the job directory. */
 export interface DailyUsageStore {
-  /** Requests already sent today (Pacific) for this project and model. */
+  /** Requests already sent on quota day `day` (QuotaDay.dayOf) for this project and model. */
   get(project: string, model: string, day: string): number;
   /** Records one more request. */
   increment(project: string, model: string, day: string): void;
@@ -64,6 +65,8 @@ export interface ProjectLimiterOptions {
   /** Fraction kept under the per-minute limits; default {@link DEFAULT_HEADROOM}. */
   headroom?: number;
   daily?: DailyUsageStore;
+  /** The provider's calendar of daily quotas (Provider.quotaDay). */
+  quotaDay: QuotaDay;
   now: number;
 }
 
@@ -85,6 +88,8 @@ export const MEANINGFUL_INTERVAL_MS = 15_000;
 export class ProjectLimiter {
   readonly project: string;
   readonly model: string;
+  /** The provider's calendar of daily quotas. */
+  readonly quotaDay: QuotaDay;
   readonly #limits: ProjectLimits;
   readonly #headroom: number;
   readonly #daily: DailyUsageStore | undefined;
@@ -112,13 +117,14 @@ export class ProjectLimiter {
   #largestRequest = 1;
   /** When this run's first request was sent, ms. */
   #firstSentAt = Infinity;
-  /** The Pacific day of the last request and when it ends (formatting the date per request costs more than the rest). */
+  /** The quota day of the last request and when it ends (formatting the date per request costs more than the rest). */
   #day = '';
   #dayEnds = -Infinity;
 
   constructor(options: ProjectLimiterOptions) {
     this.project = options.project;
     this.model = options.model;
+    this.quotaDay = options.quotaDay;
     this.#limits = options.limits;
     this.#headroom = options.headroom ?? DEFAULT_HEADROOM;
     this.#daily = options.daily;
@@ -211,9 +217,9 @@ export class ProjectLimiter {
     if (this.#parkedUntil > now) return { kind: 'parked', until: this.#parkedUntil, reason: this.#parkReason };
     const rpd = this.#limits.rpd;
     if (rpd && this.#daily) {
-      const day = this.#pacificDay(now);
+      const day = this.#quotaDayOf(now);
       if (this.#daily.get(this.project, this.model, day) >= rpd.value) {
-        this.park(nextPacificMidnight(now), `requests per day reached (RPD ${rpd.value})`);
+        this.park(this.nextDayBoundary(now), `requests per day reached (RPD ${rpd.value})`);
         return { kind: 'parked', until: this.#parkedUntil, reason: this.#parkReason };
       }
     }
@@ -262,7 +268,7 @@ export class ProjectLimiter {
     this.#firstSentAt = Math.min(this.#firstSentAt, now);
     this.#rpmPacer.take(1, now);
     this.#tpmPacer.take(tokens, now);
-    this.#daily?.increment(this.project, this.model, this.#pacificDay(now));
+    this.#daily?.increment(this.project, this.model, this.#quotaDayOf(now));
     this.#rpmSending += 1;
     this.#tpmSending += tokens;
     const uncertainty = (this.#estimateError * tokens) ** 2;
@@ -354,10 +360,15 @@ export class ProjectLimiter {
     this.#reconfigure();
   }
 
-  #pacificDay(now: number): string {
+  /** When the daily quotas reset next after `now`, ms: the provider's day boundary. */
+  nextDayBoundary(now: number): number {
+    return this.quotaDay.nextBoundary(now);
+  }
+
+  #quotaDayOf(now: number): string {
     if (now >= this.#dayEnds || now < this.#dayEnds - 25 * 3_600_000) {
-      this.#day = pacificDay(now);
-      this.#dayEnds = nextPacificMidnight(now);
+      this.#day = this.quotaDay.dayOf(now);
+      this.#dayEnds = this.quotaDay.nextBoundary(now);
     }
     return this.#day;
   }

@@ -8,7 +8,7 @@
 export type LimitSource =
   /** --rpm / --tpm / --rpd */
   | 'given'
-  /** the model's starting default (prompt/model-profile.ts); probed upward while no 429 says otherwise */
+  /** the model's starting default (the provider's catalog, providers/contract.ts ModelInfo); probed upward while no 429 says otherwise */
   | 'default'
   /** a 429's quotaValue */
   | 'learned';

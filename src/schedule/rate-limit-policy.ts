@@ -1,13 +1,16 @@
 /**
- * What a 429 does to a project, by quotaId (../shared/reference/gemini-api-facts.md §0.5, §1.4, §2; peers.md §9.3):
+ * What a 429 does to a project. It reads only the neutral {@link RateLimitDetails} (../providers/failures.ts) that the
+ * adapter made of the provider's evidence — for Gemini its quotaIds (docs/providers.md; gemini-api-facts.md §0.5, §1.4,
+ * §2; peers.md §9.3):
  *
  * | the 429 says                                  | the project                              | the row                  |
  * |-----------------------------------------------|------------------------------------------|--------------------------|
- * | limit: 0 (no quotaValue, or "limit: 0")       | disabled for this run, said once         | to another project       |
- * | a …PerDay… quotaId (RPD, TPD)                 | parked until midnight Pacific            | to another project       |
- * | a …PerMinute… quotaId, quotaValue < our limit | limit lowered to quotaValue (said once); paused retryDelay + jitter | back through the gate |
- * | a …PerMinute… quotaId at our limit            | no more bursts, rate × 0.8; paused       | back through the gate    |
- * | no details (bare, Help only)                  | rate × 0.85 of what was achieved; brief pause | back through the gate |
+ * | no quota here (`limit: 0`)                    | disabled for this run, said once         | to another project       |
+ * | a per-day limit (RPD, TPD)                    | parked until the provider's day boundary (Gemini: midnight Pacific) | to another project |
+ * | a per-minute limit below ours                 | limit lowered to the server's figure (said once); paused for its wait + jitter | back through the gate |
+ * | a per-minute limit at ours                    | no more bursts, rate × 0.8; paused       | back through the gate    |
+ * | no limit named (bare, Help only)              | rate × 0.85 of what was achieved; brief pause | back through the gate |
+ * | shared capacity busy (Vertex DSQ), whatever else it says | as a bare 429: never parked, disabled or given a lower limit | back through the gate |
  *
  * A 429 without details is weak evidence: Vertex's shared quota and gateways send them when capacity is short, not only
  * at a limit, and one comes now and then at any rate. So the project pauses briefly (0.5–1 s with equal jitter, doubling
@@ -19,13 +22,12 @@
  * smaller burst, or another client in the project): no bursts, rate × 0.8, recovering additively (a tenth of the
  * lowered rate every 30 s).
  *
- * A daily 429 can carry a short, misleading retryDelay (fixture 429-b-free-rpd-short-retry-delay.json), so the quotaId
+ * A daily 429 can carry a short, misleading retryDelay (fixture 429-b-free-rpd-short-retry-delay.json), so the period
  * decides, never the delay alone. A limit that is only the model's default (no --rpm/--tpm given, no quotaValue seen)
  * is probed upward (+25 % a minute) while the window is nearly full and no 429 comes.
  */
-import type { RateLimitDetails, QuotaViolation } from '../gemini/quota-failure.js';
+import type { RateLimitDetails, RateLimitHit } from '../providers/failures.js';
 import { equalJitterDelay, serverDelayWithJitter } from './backoff.js';
-import { nextPacificMidnight } from './pacific-day.js';
 import { MEANINGFUL_INTERVAL_MS, type ProjectLimiter } from './project-limiter.js';
 
 /** What happened to the project, and whether the row's attempt counts against --max-attempts. */
@@ -104,8 +106,10 @@ export class RateLimitPolicy {
     const where = `project ${limiter.project}, ${limiter.model}`;
     this.#last429 = now;
     this.#lastStep = now;
+    // Shared capacity (Vertex Dynamic Shared Quota, a gateway): whatever the 429 says, no limit of the project was hit.
+    const own = details.scope === 'project';
 
-    if (details.limitZero) {
+    if (own && details.noQuota) {
       limiter.disable(`${limiter.model} has no quota on project ${limiter.project} (limit: 0)`);
       this.#notify({
         key: `limit0:${limiter.project}`,
@@ -114,21 +118,26 @@ export class RateLimitPolicy {
       return { hold: 'disabled', until: undefined, countsAsAttempt: false };
     }
 
-    const daily = details.violations.filter((v) => v.dimension === 'rpd' || v.dimension === 'tpd');
+    const daily = own ? details.hits.filter((h) => h.period === 'day') : [];
     if (daily.length > 0) {
-      for (const v of daily) if (v.dimension === 'rpd' && v.quotaValue !== undefined) this.#learn('rpd', v);
-      const until = nextPacificMidnight(now);
-      limiter.park(until, `daily quota exhausted (${daily.map((v) => v.quotaId).join(', ')})`);
+      for (const h of daily) if (h.dimension === 'requests' && h.limit !== undefined) this.#learn('rpd', h);
+      const until = limiter.nextDayBoundary(now);
+      limiter.park(until, `daily quota exhausted (${daily.map(nameOf).join(', ')})`);
       this.#notify({
         key: `daily:${limiter.project}`,
-        text: `${where}: daily quota exhausted (${daily.map((v) => `${v.quotaId}${v.quotaValue !== undefined ? ` = ${v.quotaValue}` : ''}`).join(', ')}); parked until midnight Pacific.`,
+        text: `${where}: daily quota exhausted (${daily.map((h) => `${nameOf(h)}${h.limit !== undefined ? ` = ${h.limit}` : ''}`).join(', ')}); parked until the daily quota resets (${limiter.quotaDay.clock(until)}).`,
       });
       return { hold: 'parked', until, countsAsAttempt: false };
     }
 
-    const perMinute = details.violations.filter((v) => v.dimension === 'rpm' || v.dimension === 'tpm');
+    const perMinute = own ? details.hits.filter((h) => h.period === 'minute') : [];
     let explained = stale;
-    if (!stale) for (const v of perMinute) explained = this.#learn(v.dimension as 'rpm' | 'tpm', v) || explained;
+    if (!stale) {
+      for (const h of perMinute) {
+        const dimension = h.dimension === 'requests' ? 'rpm' : h.dimension === 'input-tokens' ? 'tpm' : undefined;
+        if (dimension) explained = this.#learn(dimension, h) || explained;
+      }
+    }
     if (explained && !stale) this.#lastAdaptation = now;
 
     let delay: number;
@@ -140,10 +149,10 @@ export class RateLimitPolicy {
         this.#lastAdaptation = now;
         this.#notify({
           key: `unexplained:${limiter.project}`,
-          text: `${where}: 429 while under the limit (${perMinute.map((v) => v.quotaId).join(', ')}); another client may share this project's quota, or the server allows smaller bursts. Pacing without bursts at a lower rate.`,
+          text: `${where}: 429 while under the limit (${perMinute.map(nameOf).join(', ')}); another client may share this project's quota, or the server allows smaller bursts. Pacing without bursts at a lower rate.`,
         });
       }
-      delay = details.retryDelayMs !== undefined ? serverDelayWithJitter(details.retryDelayMs, this.#random) : equalJitterDelay(1, this.#random);
+      delay = details.waitMs !== undefined ? serverDelayWithJitter(details.waitMs, this.#random) : equalJitterDelay(1, this.#random);
     } else {
       this.#consecutiveBare++;
       if (!stale) {
@@ -156,15 +165,22 @@ export class RateLimitPolicy {
         this.#lower(BARE_DECREASE * base, 'fast');
         this.#lastAdaptation = now;
       }
-      this.#notify({
-        key: `bare:${limiter.project}`,
-        text: `${where}: 429 without quota details; pausing briefly and slowing to ${Math.round(BARE_DECREASE * 100)} % of the rate achieved, back to full speed within seconds while no 429 follows.`,
-      });
+      this.#notify(
+        own
+          ? {
+              key: `bare:${limiter.project}`,
+              text: `${where}: 429 without quota details; pausing briefly and slowing to ${Math.round(BARE_DECREASE * 100)} % of the rate achieved, back to full speed within seconds while no 429 follows.`,
+            }
+          : {
+              key: `shared:${limiter.project}`,
+              text: `${where}: 429, shared capacity is busy (no limit of the project was hit); pausing briefly and slowing to ${Math.round(BARE_DECREASE * 100)} % of the rate achieved, back up within seconds while no 429 follows. Never a daily stop.`,
+            },
+      );
       const backoff = equalJitterDelay(this.#consecutiveBare, this.#random, BARE_PAUSE_MS);
-      delay = Math.max(backoff, details.retryDelayMs !== undefined ? serverDelayWithJitter(details.retryDelayMs, this.#random) : 0);
+      delay = Math.max(backoff, details.waitMs !== undefined ? serverDelayWithJitter(details.waitMs, this.#random) : 0);
     }
     const until = now + delay;
-    limiter.pause(until, perMinute.length > 0 ? `per-minute quota (${perMinute.map((v) => v.quotaId).join(', ')})` : 'rate limited');
+    limiter.pause(until, perMinute.length > 0 ? `per-minute quota (${perMinute.map(nameOf).join(', ')})` : own ? 'rate limited' : 'shared capacity busy');
     return { hold: 'paused', until, countsAsAttempt: true };
   }
 
@@ -203,13 +219,13 @@ export class RateLimitPolicy {
   }
 
   /**
-   * Adopts a violation's quotaValue as the limit when it is lower than ours, or when ours was only a default.
+   * Adopts a hit's limit (the server's figure: quotaValue, x-ratelimit-limit-*) as ours when it is lower than ours, or when ours was only a default.
    * @returns true when the 429 is explained by a limit above the real one.
    */
-  #learn(dimension: 'rpm' | 'tpm' | 'rpd', v: QuotaViolation): boolean {
+  #learn(dimension: 'rpm' | 'tpm' | 'rpd', hit: RateLimitHit): boolean {
     const limiter = this.#limiter;
     const limit = limiter.limits[dimension];
-    const value = v.quotaValue;
+    const value = hit.limit;
     if (value === undefined || value <= 0) return false;
     if (limit === undefined) {
       limiter.adoptLimit(dimension, value, 'learned');
@@ -223,10 +239,15 @@ export class RateLimitPolicy {
       this.#onLearned?.(dimension, value);
       this.#notify({
         key: `learned:${limiter.project}:${dimension}:${value}`,
-        text: `project ${limiter.project}, ${limiter.model}: the server's ${dimension.toUpperCase()} limit is ${value} (quotaValue of ${v.quotaId}); was ${before}. Using ${value}.`,
+        text: `project ${limiter.project}, ${limiter.model}: the server's ${dimension.toUpperCase()} limit is ${value} (the server's figure for ${nameOf(hit)}); was ${before}. Using ${value}.`,
       });
       return value < before || dimension === 'rpd';
     }
     return false;
   }
+}
+
+/** How a notice names a limit: its quotaId or code, else what it counts. */
+function nameOf(hit: RateLimitHit): string {
+  return hit.id ?? `${hit.dimension} per ${hit.period ?? 'period'}`;
 }

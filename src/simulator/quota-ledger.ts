@@ -5,7 +5,11 @@
  * Exceeding any one dimension rejects the request (same page), with one violation per exceeded dimension.
  */
 import { createMinuteLimiter, type MinuteHeadroom, type MinuteLimiter } from './minute-limiters.js';
-import { nextPacificMidnight } from '../schedule/pacific-day.js';
+import { zonedQuotaDay } from '../providers/zoned-quota-day.js';
+
+/** Gemini's daily quotas reset at midnight America/Los_Angeles (docs/providers.md "Gemini API"). */
+const PACIFIC = zonedQuotaDay('America/Los_Angeles', 'PT');
+const nextPacificMidnight = (ms: number): number => PACIFIC.nextBoundary(ms);
 import type { QuotaDimension } from './quota-names.js';
 import type { ModelLimits } from './types.js';
 

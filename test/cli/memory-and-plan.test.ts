@@ -10,8 +10,6 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario, startSimulator, type SimStats, type SimulatorHandle } from '../../src/simulator/index.js';
 import { resultLayout } from '../../src/job/write-results.js';
-import { requestBuilder } from '../../src/prompt/build-request.js';
-import { compileTemplate } from '../../src/prompt/template.js';
 import { parseLabelList } from '../../src/prompt/labels.js';
 import { spawnCli } from '../support/cli.js';
 import { journaledRows } from '../support/journal-rows.js';
@@ -117,16 +115,6 @@ describe('plan and the job directory', () => {
 });
 
 describe('request shape', () => {
-  it('a thinking budget gets room in maxOutputTokens on top of the label (no MAX_TOKENS by construction)', () => {
-    const template = compileTemplate('{{t}}', ['t']);
-    const build = (thinkingBudget: number | undefined, model = 'gemini-2.5-flash') =>
-      requestBuilder({ model, template, system: undefined, labels: ['a', 'b'], schema: undefined, temperature: 0, maxOutputTokens: undefined, thinkingBudget })(['x']).config;
-    expect(build(undefined).maxOutputTokens).toBe(512);
-    expect(build(1024).maxOutputTokens).toBe(512 + 1024);
-    expect(build(-1).maxOutputTokens).toBeUndefined();
-    expect(build(undefined, 'gemini-2.5-pro').maxOutputTokens).toBe(512 + 128);
-  });
-
   it('gemini-2.5-pro with --thinking-budget 0 is exit 2 before any request', async () => {
     const result = await runMain(['classify', 'rows.csv', '--prompt', '{{text}}', '--labels', 'x,y', '--model', 'gemini-2.5-pro', '--thinking-budget', '0', '--keys-file', 'keys.txt', '--base-url', sim.url], {
       cwd: dir,

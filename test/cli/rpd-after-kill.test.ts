@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuotaStateFile } from '../../src/job/quota-state-file.js';
-import { pacificDay } from '../../src/schedule/pacific-day.js';
+import { PACIFIC_DAY } from '../../src/providers/gemini/quota-day.js';
 import { parseScenario, startSimulator, type SimStats, type SimulatorHandle } from '../../src/simulator/index.js';
 import { spawnCli } from '../support/cli.js';
 import { journalLineCount } from '../support/journal-rows.js';
@@ -48,7 +48,7 @@ describe('RPD after SIGKILL (issue 11 item 12)', () => {
     }
     const received = ((await (await fetch(`${sim.url}/__sim/stats`)).json()) as SimStats).keys['acme/key-1']?.requests ?? 0;
     expect(received).toBeGreaterThan(150);
-    const counted = new QuotaStateFile(path.join(dir, 'rows.gemini-batch', 'quota-usage.json')).get('key-1', 'gemini-2.5-flash', pacificDay(Date.now()));
+    const counted = new QuotaStateFile(path.join(dir, 'rows.gemini-batch', 'quota-usage.json')).get('key-1', 'gemini-2.5-flash', PACIFIC_DAY.dayOf(Date.now()));
     // A request is counted before it leaves: at most the ones in flight at each kill were counted and never arrived.
     expect(counted).toBeGreaterThanOrEqual(received);
     expect(counted).toBeLessThanOrEqual(received + 3 * WORKERS);

@@ -4,8 +4,8 @@ import { looksLikeKey, makeKey, parseKeysFile } from '../../src/config/api-keys.
 import { checkBaseUrl } from '../../src/config/base-url.js';
 import { redactSecrets, redactSecretsDeep } from '../../src/config/known-secrets.js';
 import { InputError, UsageError } from '../../src/errors.js';
-import { failureForStatus } from '../../src/gemini/classify-failure.js';
-import { parseRpcStatus } from '../../src/gemini/rpc-status.js';
+import { failureForStatus } from '../../src/providers/gemini/classify-failure.js';
+import { parseRpcStatus } from '../../src/providers/gemini/rpc-status.js';
 import { fixtureText } from '../support/fixtures.js';
 
 const KEY = 'AIzaSyQ9unitTestKeyValueForRedaction-0Zq';
@@ -59,7 +59,7 @@ describe('redactSecrets', () => {
     const body = fixtureText('403-consumer-suspended.json').replaceAll('{{API_KEY}}', KEY);
     const long = `${'x'.repeat(280)}${KEY}`;
     for (const failure of [failureForStatus(403, parseRpcStatus(body), body), failureForStatus(400, null, long)]) {
-      expect(JSON.stringify({ m: failure.message, rpc: failure.rpc })).not.toContain(KEY.slice(0, 12));
+      expect(JSON.stringify({ m: failure.message, raw: failure.raw })).not.toContain(KEY.slice(0, 12));
     }
   });
 

@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeKey } from '../../src/config/api-keys.js';
 import type { ClassifyConfig } from '../../src/config/classify-config.js';
 import { buildPools } from '../../src/job/build-pools.js';
+import type { Endpoint } from '../../src/job/endpoint.js';
+import { createGeminiProvider } from '../../src/providers/gemini/provider.js';
 import { QuotaStateFile } from '../../src/job/quota-state-file.js';
 
 const dirs: string[] = [];
@@ -18,9 +20,11 @@ function stateFile(): string {
 
 const config = (extra: Partial<ClassifyConfig> = {}) =>
   ({ model: 'gemini-2.5-flash', headroom: 0.01, workersPerKey: 2, timeoutMs: 1000, rpm: undefined, tpm: undefined, rpd: undefined, ...extra }) as ClassifyConfig;
-const endpoint = {
-  keys: [makeKey('key-value-one', 0, 'p1'), makeKey('key-value-two', 1, 'p1'), makeKey('key-value-three', 2, 'p2')],
-  baseUrl: 'http://127.0.0.1:9',
+const keys = [makeKey('key-value-one', 0, 'p1'), makeKey('key-value-two', 1, 'p1'), makeKey('key-value-three', 2, 'p2')];
+const endpoint: Endpoint = {
+  provider: createGeminiProvider({ baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000, env: {} }),
+  credentials: keys.map((k) => ({ alias: k.alias, project: k.project, secret: k.value })),
+  secretOf: (alias) => keys.find((k) => k.alias === alias)?.value,
   limits: undefined,
   description: 'test',
   close: async () => undefined,

@@ -7,15 +7,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GenerateAnswer } from '../../src/gemini/gemini-client.js';
-import { answerJudge } from '../../src/gemini/judge-answer.js';
+import { answerJudge } from '../../src/answers/judge-answer.js';
+import type { ModelAnswer } from '../../src/providers/contract.js';
 import { runMain } from '../support/run-main.js';
 
-const cut = (thoughts: number): GenerateAnswer => ({
+const cut = (thoughts: number): ModelAnswer => ({
   text: 'Le service de livraison',
-  finishReason: 'MAX_TOKENS',
-  blockReason: undefined,
-  usage: { promptTokenCount: 40, candidatesTokenCount: 5, thoughtsTokenCount: thoughts },
+  finish: 'length',
+  finishDetail: 'MAX_TOKENS',
+  blocked: undefined,
+  usage: { inputTokens: 40, outputTokens: 5, reasoningTokens: thoughts },
 });
 
 describe('judging a free-text answer cut at maxOutputTokens', () => {
@@ -32,7 +33,7 @@ describe('judging a free-text answer cut at maxOutputTokens', () => {
   });
 
   it('a whole answer is ok, as before', () => {
-    expect(answerJudge({ kind: 'text', maxOutputTokens: 5 })({ ...cut(0), finishReason: 'STOP' })).toMatchObject({ kind: 'final', outcome: { status: 'ok', label: 'Le service de livraison' } });
+    expect(answerJudge({ kind: 'text', maxOutputTokens: 5 })({ ...cut(0), finish: 'stop', finishDetail: 'STOP' })).toMatchObject({ kind: 'final', outcome: { status: 'ok', label: 'Le service de livraison' } });
   });
 });
 

@@ -1,17 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { answerJudge } from '../../src/gemini/judge-answer.js';
-import { readAnswer, type GenerateAnswer } from '../../src/gemini/gemini-client.js';
+import { answerJudge } from '../../src/answers/judge-answer.js';
+import type { ModelAnswer } from '../../src/providers/contract.js';
+import { neutralFinish } from '../../src/providers/gemini/finish-reason.js';
+import { geminiCall } from '../../src/providers/gemini/gemini-request.js';
+import { readAnswer } from '../../src/providers/gemini/read-answer.js';
 import { matchLabel, parseLabelList } from '../../src/prompt/labels.js';
 import { compileSchema } from '../../src/prompt/structured-output.js';
 import { requestBuilder } from '../../src/prompt/build-request.js';
 import { compileTemplate, headerRowHint, UnknownColumnsError } from '../../src/prompt/template.js';
 import { fixtureJson } from '../support/fixtures.js';
 
-const answer = (text: string | undefined, finishReason: string | undefined = 'STOP', extra: Partial<GenerateAnswer> = {}): GenerateAnswer => ({
+/** A neutral answer whose finish is Gemini's `finishReason` mapped by the adapter's one small file. */
+const answer = (text: string | undefined, finishReason: string | undefined = 'STOP', extra: Partial<ModelAnswer> = {}): ModelAnswer => ({
   text,
-  finishReason,
-  blockReason: undefined,
-  usage: { promptTokenCount: 10, candidatesTokenCount: 1, thoughtsTokenCount: 0 },
+  finish: neutralFinish(finishReason),
+  finishDetail: finishReason,
+  blocked: undefined,
+  usage: { inputTokens: 10, outputTokens: 1, reasoningTokens: 0 },
   ...extra,
 });
 
@@ -61,7 +66,7 @@ describe('answerJudge', () => {
 
   it('SAFETY and a prompt blockReason are blocked, not retried', () => {
     expect(judge(answer(undefined, 'SAFETY'))).toMatchObject({ kind: 'final', outcome: { status: 'blocked' } });
-    expect(judge(answer(undefined, undefined, { blockReason: 'PROHIBITED_CONTENT' }))).toMatchObject({
+    expect(judge(answer(undefined, undefined, { blocked: 'PROHIBITED_CONTENT' }))).toMatchObject({
       kind: 'final',
       outcome: { status: 'blocked', finishReason: 'PROHIBITED_CONTENT' },
     });
@@ -97,10 +102,13 @@ describe('answerJudge', () => {
   });
 });
 
-describe('requests per model (https://ai.google.dev/gemini-api/docs/thinking)', () => {
+describe('Gemini requests per model (https://ai.google.dev/gemini-api/docs/thinking)', () => {
   const template = compileTemplate('Topic: {{t}}', ['t']);
   const build = (model: string, extra: { thinkingBudget?: number } = {}) =>
-    requestBuilder({ model, template, system: 'sys', labels: ['a', 'b'], schema: undefined, temperature: 0, maxOutputTokens: undefined, thinkingBudget: extra.thinkingBudget });
+    (cells: string[], variant?: { moreOutput?: boolean }) => {
+      const request = requestBuilder({ model, template, system: 'sys', labels: ['a', 'b'], schema: undefined, temperature: 0, maxOutputTokens: undefined, thinkingBudget: extra.thinkingBudget })(cells, variant);
+      return { prompt: request.prompt, config: geminiCall(request).config };
+    };
 
   it('enum output with thinking off on 2.5 Flash and Flash-Lite', () => {
     for (const model of ['gemini-2.5-flash', 'gemini-2.5-flash-lite']) {

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TimeoutFailure } from '../../src/gemini/api-failures.js';
-import { failureForStatus } from '../../src/gemini/classify-failure.js';
-import type { GeminiCaller, GenerateAnswer } from '../../src/gemini/gemini-client.js';
-import { parseRpcStatus } from '../../src/gemini/rpc-status.js';
+import type { ModelAnswer, ModelCaller } from '../../src/providers/contract.js';
+import { TimeoutFailure } from '../../src/providers/failures.js';
+import { failureForStatus } from '../../src/providers/gemini/classify-failure.js';
+import { PACIFIC_DAY } from '../../src/providers/gemini/quota-day.js';
+import { parseRpcStatus } from '../../src/providers/gemini/rpc-status.js';
 import { Dispatcher, type DispatchEnd, type KeyPool, type ProjectGate } from '../../src/schedule/dispatcher.js';
 import { UNREACHABLE_AFTER } from '../../src/schedule/endpoint-health.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
@@ -13,8 +14,8 @@ import { fixtureText } from '../support/fixtures.js';
 
 const T0 = Date.parse('2026-11-29T12:00:00Z');
 
-function answer(text: string): GenerateAnswer {
-  return { text, finishReason: 'STOP', blockReason: undefined, usage: { promptTokenCount: 10, candidatesTokenCount: 1, thoughtsTokenCount: 0 } };
+function answer(text: string): ModelAnswer {
+  return { text, finish: 'stop', finishDetail: 'STOP', blocked: undefined, usage: { inputTokens: 10, outputTokens: 1, reasoningTokens: 0 } };
 }
 
 function failure(name: string, status: number) {
@@ -26,7 +27,7 @@ function failure(name: string, status: number) {
  * A caller answering after `latencyMs` (fake timers; a number or a draw per request) with whatever `behave` says for
  * the n-th request of a row. It reports each upload 5 ms after sending, over a connection with a 10 ms round trip.
  */
-function caller(behave: (row: number, nth: number) => 'ok' | Error, latency: number | (() => number) = 100): GeminiCaller & { calls: number[] } {
+function caller(behave: (row: number, nth: number) => 'ok' | Error, latency: number | (() => number) = 100): ModelCaller & { calls: number[] } {
   const seen = new Map<number, number>();
   const calls: number[] = [];
   return {
@@ -70,7 +71,7 @@ async function* items(n: number): AsyncGenerator<WorkItem> {
 }
 
 interface Setup {
-  pools: Array<{ project: string; client: GeminiCaller; maxInFlight?: number; alias?: string }>;
+  pools: Array<{ project: string; client: ModelCaller; maxInFlight?: number; alias?: string }>;
   rows: number;
   rpm?: number;
   maxAttempts?: number;
@@ -82,7 +83,7 @@ function start(s: Setup) {
   const notices: string[] = [];
   for (const p of s.pools) {
     if (gates.has(p.project)) continue;
-    const limiter = new ProjectLimiter({
+    const limiter = new ProjectLimiter({ quotaDay: PACIFIC_DAY,
       project: p.project,
       model: 'gemini-2.5-flash',
       limits: { rpm: { value: s.rpm ?? 6_000, source: 'given' }, tpm: { value: 10_000_000, source: 'given' }, rpd: undefined },
@@ -98,7 +99,7 @@ function start(s: Setup) {
     gates,
     rows: items(s.rows),
     estimator: new TokenEstimator(),
-    buildRequest: (cells) => ({ model: 'gemini-2.5-flash', prompt: cells[0] ?? '', config: {} }),
+    buildRequest: (cells) => ({ model: 'gemini-2.5-flash', prompt: cells[0] ?? '', output: { kind: 'text' }, reasoning: 'least' }),
     judge: (_item, a) => ({ kind: 'final', outcome: { status: 'ok', label: a.text ?? null, raw: a.text ?? null, finishReason: 'STOP', error: null } }),
     onFinished: (item, outcome) => {
       if (finished.has(item.row)) duplicates.push(item.row);
@@ -243,7 +244,7 @@ describe('Dispatcher', () => {
 
   it('keeps request starts within RPM across two keys of one project', async () => {
     const starts: number[] = [];
-    const c: GeminiCaller = {
+    const c: ModelCaller = {
       generate: () => {
         starts.push(Date.now());
         return new Promise((resolve) => setTimeout(() => resolve(answer('yes')), 100));
@@ -334,7 +335,7 @@ describe('Dispatcher', () => {
 
   it('our own sockets running out (EMFILE) never fails a row: the ceiling drops below and the rows are sent again', async () => {
     let inFlight = 0;
-    const c: GeminiCaller & { calls: number[] } = {
+    const c: ModelCaller & { calls: number[] } = {
       calls: [],
       generate() {
         if (inFlight >= 30) return Promise.reject(Object.assign(new TypeError('fetch failed'), { cause: { code: 'EMFILE' } }));
@@ -389,7 +390,7 @@ describe('Dispatcher', () => {
 
   it('answers slower than the default 60 s timeout still come: the timeout follows them (no --timeout given)', async () => {
     const sent: number[] = [];
-    const slow: GeminiCaller = {
+    const slow: ModelCaller = {
       generate(_request, { timeoutMs = 60_000 } = {}) {
         sent.push(timeoutMs);
         return new Promise((resolve, reject) => {

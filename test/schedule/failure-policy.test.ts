@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CancelledFailure, ConnectionFailure, TimeoutFailure } from '../../src/gemini/api-failures.js';
-import { failureForStatus } from '../../src/gemini/classify-failure.js';
-import { parseRpcStatus } from '../../src/gemini/rpc-status.js';
+import { BillingFailure, CancelledFailure, ConnectionFailure, TimeoutFailure } from '../../src/providers/failures.js';
+import { failureForStatus } from '../../src/providers/gemini/classify-failure.js';
+import { parseRpcStatus } from '../../src/providers/gemini/rpc-status.js';
 import { BACKOFF_CAP_MS } from '../../src/schedule/backoff.js';
 import { EndpointHealth, SAME_REFUSAL_LIMIT, refusalOf } from '../../src/schedule/endpoint-health.js';
 import { failureAction, type FailureContext } from '../../src/schedule/failure-policy.js';
@@ -21,6 +21,10 @@ describe('failureAction: what a failure means for its row', () => {
 
   it('404 for the model stops the run without touching the row', () => {
     expect(failureAction(failure('404-model-not-found.json', 404), ctx())).toEqual({ kind: 'stop' });
+  });
+
+  it('billing exhausted (insufficient_quota) stops the run without touching the row: nothing passes until billing changes', () => {
+    expect(failureAction(new BillingFailure('HTTP 429: You exceeded your current quota', 429), ctx({ attempts: 7 }))).toEqual({ kind: 'stop' });
   });
 
   it('a refused key moves the row at once without costing an attempt', () => {

@@ -1,13 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nextPacificMidnight, pacificDay } from '../../src/schedule/pacific-day.js';
+import { PACIFIC_DAY } from '../../src/providers/gemini/quota-day.js';
+
+const nextPacificMidnight = (ms: number) => PACIFIC_DAY.nextBoundary(ms);
+const pacificDay = (ms: number) => PACIFIC_DAY.dayOf(ms);
 import { arrivalBound } from '../../src/schedule/arrival-bound.js';
 import { ProjectLimiter, type DailyUsageStore } from '../../src/schedule/project-limiter.js';
 
 const T0 = Date.parse('2026-11-29T12:00:00Z');
 
 function limiter(rpm: number, tpm: number, extra: Partial<ConstructorParameters<typeof ProjectLimiter>[0]> = {}) {
-  return new ProjectLimiter({
+  return new ProjectLimiter({ quotaDay: PACIFIC_DAY,
     project: 'p1',
     model: 'gemini-2.5-flash',
     limits: { rpm: { value: rpm, source: 'given' }, tpm: { value: tpm, source: 'given' }, rpd: undefined },
@@ -299,7 +302,7 @@ describe('ProjectLimiter: requests per day', () => {
 
   it('parks the project when RPD is spent and resumes after midnight Pacific', () => {
     const daily = store();
-    const l = new ProjectLimiter({
+    const l = new ProjectLimiter({ quotaDay: PACIFIC_DAY,
       project: 'p1',
       model: 'm',
       limits: { rpm: { value: 60_000, source: 'given' }, tpm: { value: 1e9, source: 'given' }, rpd: { value: 5, source: 'given' } },
@@ -324,9 +327,9 @@ describe('ProjectLimiter: requests per day', () => {
   it('a park is remembered: a second run the same day starts parked until midnight Pacific', () => {
     const daily = store();
     const limits = () => ({ rpm: { value: 100, source: 'given' as const }, tpm: { value: 1e9, source: 'given' as const }, rpd: undefined });
-    const first = new ProjectLimiter({ project: 'p1', model: 'm', limits: limits(), daily, now: T0 });
+    const first = new ProjectLimiter({ quotaDay: PACIFIC_DAY, project: 'p1', model: 'm', limits: limits(), daily, now: T0 });
     first.park(nextPacificMidnight(T0), 'daily quota exhausted');
-    const second = new ProjectLimiter({ project: 'p1', model: 'm', limits: limits(), daily, now: T0 + 60_000 });
+    const second = new ProjectLimiter({ quotaDay: PACIFIC_DAY, project: 'p1', model: 'm', limits: limits(), daily, now: T0 + 60_000 });
     expect(second.hold(T0 + 60_000)).toMatchObject({ kind: 'parked', until: nextPacificMidnight(T0) });
     expect(second.hold(nextPacificMidnight(T0))).toBeUndefined();
   });
@@ -334,7 +337,7 @@ describe('ProjectLimiter: requests per day', () => {
   it('a second run the same Pacific day starts from what the store says was spent', () => {
     const daily = store();
     daily.counts.set(`p1|m|${pacificDay(T0)}`, 5);
-    const l = new ProjectLimiter({
+    const l = new ProjectLimiter({ quotaDay: PACIFIC_DAY,
       project: 'p1',
       model: 'm',
       limits: { rpm: { value: 100, source: 'given' }, tpm: { value: 1e9, source: 'given' }, rpd: { value: 5, source: 'given' } },

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readRateLimitDetails, type RateLimitDetails } from '../../src/gemini/quota-failure.js';
-import { parseRpcStatus } from '../../src/gemini/rpc-status.js';
-import { nextPacificMidnight } from '../../src/schedule/pacific-day.js';
+import { PACIFIC_DAY } from '../../src/providers/gemini/quota-day.js';
+import type { RateLimitDetails } from '../../src/providers/failures.js';
+import { readRateLimitDetails } from '../../src/providers/gemini/quota-failure.js';
+import { parseRpcStatus } from '../../src/providers/gemini/rpc-status.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import type { LimitSource } from '../../src/schedule/quota-limits.js';
 import { RateLimitPolicy, type Notice } from '../../src/schedule/rate-limit-policy.js';
@@ -11,7 +12,7 @@ const T0 = Date.parse('2026-11-29T12:00:00Z');
 const fixed = () => 0.5;
 
 function setup(rpm = 1_000, tpm = 1_000_000, source: LimitSource = 'given') {
-  const limiter = new ProjectLimiter({
+  const limiter = new ProjectLimiter({ quotaDay: PACIFIC_DAY,
     project: 'p1',
     model: 'gemini-2.5-flash',
     limits: { rpm: { value: rpm, source }, tpm: { value: tpm, source }, rpd: undefined },
@@ -26,7 +27,7 @@ function fixture(name: string): RateLimitDetails {
   return readRateLimitDetails(parseRpcStatus(fixtureText(name))!);
 }
 
-describe('RateLimitPolicy: each quotaId takes its path', () => {
+describe('RateLimitPolicy: each Gemini quotaId (read by the adapter into neutral details) takes its path', () => {
   it('per-minute TPM with a quotaValue below ours: the limit drops to it, the project pauses retryDelay + jitter', () => {
     const { limiter, policy, notices } = setup(1_000, 1_000_000);
     const outcome = policy.onRateLimited(fixture('429-a-free-tpm-old-format.json'), T0);
@@ -42,10 +43,10 @@ describe('RateLimitPolicy: each quotaId takes its path', () => {
   it('a daily quota parks the project until midnight Pacific even though retryDelay says 5 s', () => {
     const { limiter, policy } = setup();
     const outcome = policy.onRateLimited(fixture('429-b-free-rpd-short-retry-delay.json'), T0);
-    expect(outcome).toEqual({ hold: 'parked', until: nextPacificMidnight(T0), countsAsAttempt: false });
+    expect(outcome).toEqual({ hold: 'parked', until: PACIFIC_DAY.nextBoundary(T0), countsAsAttempt: false });
     expect(limiter.readyAt(1, T0 + 10_000)).toBe(Infinity);
     expect(limiter.limits.rpd).toEqual({ value: 25, source: 'learned' });
-    expect(limiter.hold(nextPacificMidnight(T0))).toBeUndefined();
+    expect(limiter.hold(PACIFIC_DAY.nextBoundary(T0))).toBeUndefined();
   });
 
   it('limit: 0 disables the project, said once', () => {
@@ -168,5 +169,39 @@ describe('RateLimitPolicy: each quotaId takes its path', () => {
     }
     expect(limiter.limits.rpm.value).toBeGreaterThan(100);
     expect(limiter.limits.rpm.source).toBe('default');
+  });
+});
+
+describe('RateLimitPolicy reads neutral details only', () => {
+  const hit = (over: Partial<RateLimitDetails['hits'][number]> = {}): RateLimitDetails['hits'][number] => ({ dimension: 'requests', period: 'minute', limit: undefined, id: undefined, ...over });
+
+  it('shared capacity (Vertex DSQ) is never a daily stop, never "no quota", never a lowered limit: it pauses and slows', () => {
+    const { limiter, policy, notices } = setup(1_000, 1_000_000);
+    const shared: RateLimitDetails = { hits: [hit({ period: 'day', limit: 10 }), hit({ limit: 5 })], waitMs: undefined, noQuota: true, scope: 'shared-capacity' };
+    const outcome = policy.onRateLimited(shared, T0, T0);
+    expect(outcome.hold).toBe('paused');
+    expect(outcome.until).toBeLessThanOrEqual(T0 + 1_000);
+    expect(limiter.limits.rpm).toEqual({ value: 1_000, source: 'given' });
+    expect(limiter.limits.rpd).toBeUndefined();
+    expect(limiter.rateScale).toBeCloseTo(0.85);
+    expect(limiter.hold(T0 + 1_001)).toBeUndefined();
+    expect(notices.map((n) => n.key)).toEqual(['shared:p1']);
+    // And it recovers within seconds while answers come.
+    for (let t = T0 + 1_000; t <= T0 + 10_000; t += 1_000) policy.onAnswered(t, t - 100);
+    expect(limiter.rateScale).toBe(1);
+  });
+
+  it('a per-minute hit with the server\'s figure (an x-ratelimit-limit-requests, say) lowers the limit to it and waits as asked', () => {
+    const { limiter, policy } = setup(1_000);
+    const outcome = policy.onRateLimited({ hits: [hit({ limit: 60, id: 'rate_limit_exceeded' })], waitMs: 1_500, noQuota: false, scope: 'project' }, T0);
+    expect(limiter.limits.rpm).toEqual({ value: 60, source: 'learned' });
+    expect(outcome.until).toBeGreaterThanOrEqual(T0 + 1_500);
+  });
+
+  it('a per-day hit parks the project until the provider\'s day boundary, whatever the wait says', () => {
+    const { limiter, policy } = setup();
+    const outcome = policy.onRateLimited({ hits: [hit({ dimension: 'input-tokens', period: 'day' })], waitMs: 2_000, noQuota: false, scope: 'project' }, T0);
+    expect(outcome).toEqual({ hold: 'parked', until: PACIFIC_DAY.nextBoundary(T0), countsAsAttempt: false });
+    expect(limiter.hold(T0 + 3_000)?.kind).toBe('parked');
   });
 });

@@ -5,8 +5,10 @@
  * over real HTTP, so the abort really reaches the request.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CancelledFailure } from '../../src/gemini/api-failures.js';
-import { createGeminiClient, type GeminiCaller, type GenerateAnswer } from '../../src/gemini/gemini-client.js';
+import { PACIFIC_DAY } from '../../src/providers/gemini/quota-day.js';
+import type { ModelAnswer, ModelCaller } from '../../src/providers/contract.js';
+import { CancelledFailure } from '../../src/providers/failures.js';
+import { createGeminiCaller } from '../../src/providers/gemini/gemini-caller.js';
 import { Dispatcher, type DispatchEnd } from '../../src/schedule/dispatcher.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import { RateLimitPolicy } from '../../src/schedule/rate-limit-policy.js';
@@ -37,8 +39,8 @@ async function* items(prompts: readonly string[]): AsyncGenerator<WorkItem> {
 }
 
 /** A dispatcher over one key of one project; `finished` is what the journal would receive. */
-function dispatch(client: GeminiCaller, prompts: readonly string[], options: { maxInFlight: number; stopGraceMs: number }) {
-  const limiter = new ProjectLimiter({
+function dispatch(client: ModelCaller, prompts: readonly string[], options: { maxInFlight: number; stopGraceMs: number }) {
+  const limiter = new ProjectLimiter({ quotaDay: PACIFIC_DAY,
     project: 'p',
     model: 'gemini-2.5-flash',
     limits: { rpm: { value: 100_000, source: 'given' }, tpm: { value: 100_000_000, source: 'given' }, rpd: undefined },
@@ -50,7 +52,7 @@ function dispatch(client: GeminiCaller, prompts: readonly string[], options: { m
     gates: new Map([['p', { limiter, policy: new RateLimitPolicy(limiter, () => undefined, Date.now(), () => 0.5) }]]),
     rows: items(prompts),
     estimator: new TokenEstimator(),
-    buildRequest: (cells) => ({ model: 'gemini-2.5-flash', prompt: cells[0] ?? '', config: {} }),
+    buildRequest: (cells) => ({ model: 'gemini-2.5-flash', prompt: cells[0] ?? '', output: { kind: 'text' }, reasoning: 'least' }),
     judge: (_item, a) => ({ kind: 'final', outcome: { status: 'ok', label: a.text ?? null, raw: a.text ?? null, finishReason: 'STOP', error: null } }),
     onFinished: (item, outcome) => finished.set(item.row, outcome),
     onNotice: () => undefined,
@@ -73,14 +75,14 @@ describe('stop grace', () => {
     const calls: Array<{ row: number; signal: AbortSignal | undefined }> = [];
     // Row 0 answers 2 s after it was sent; every other row would take a minute. Like the real client, an aborted
     // request rejects with CancelledFailure.
-    const client: GeminiCaller = {
+    const client: ModelCaller = {
       generate(request, options) {
         const signal = options?.signal;
         const row = Number(request.prompt);
         calls.push({ row, signal });
-        return new Promise<GenerateAnswer>((resolve, reject) => {
+        return new Promise<ModelAnswer>((resolve, reject) => {
           const timer = setTimeout(
-            () => resolve({ text: 'yes', finishReason: 'STOP', blockReason: undefined, usage: { promptTokenCount: 5, candidatesTokenCount: 1, thoughtsTokenCount: 0 } }),
+            () => resolve({ text: 'yes', finish: 'stop', finishDetail: 'STOP', blocked: undefined, usage: { inputTokens: 5, outputTokens: 1, reasoningTokens: 0 } }),
             row === 0 ? 2_000 : 60_000,
           );
           signal?.addEventListener('abort', () => {
@@ -122,7 +124,7 @@ describe('stop grace', () => {
       ),
     );
     try {
-      const client = createGeminiClient({ apiKey: 'stop-grace-key', baseUrl: sim.url, timeoutMs: 60_000 });
+      const client = createGeminiCaller({ auth: { kind: 'api-key', apiKey: 'stop-grace-key' }, baseUrl: sim.url, timeoutMs: 60_000 });
       const run = dispatch(client, ['answered', '#hangs'], { maxInFlight: 2, stopGraceMs: 300 });
       while (run.finished.size === 0 || run.dispatcher.stats.inFlight !== 1) await new Promise((r) => setTimeout(r, 5));
       const stoppedAt = performance.now();

@@ -3,8 +3,8 @@
  * lognormal generation times; and 429s without details injected as a fault.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { readRateLimitDetails } from '../../src/gemini/quota-failure.js';
-import { parseRpcStatus } from '../../src/gemini/rpc-status.js';
+import { readRateLimitDetails } from '../../src/providers/gemini/quota-failure.js';
+import { parseRpcStatus } from '../../src/providers/gemini/rpc-status.js';
 import { seededRandom, delayMs } from '../../src/simulator/random.js';
 import { parseScenario, startSimulator, type SimLogEntry, type SimStats, type SimulatorHandle } from '../../src/simulator/index.js';
 import { enumRequest, fixture, generate, scenario } from './helpers.js';
@@ -65,7 +65,7 @@ describe('429 without details as a fault', () => {
     const r = await generate(sim.url, enumRequest('capacity'), 'key-a');
     expect([r.status, r.json]).toEqual([429, fixture('429-h-bare-capacity')]);
     const details = readRateLimitDetails(parseRpcStatus(JSON.stringify(r.json))!);
-    expect(details).toMatchObject({ violations: [], retryDelayMs: undefined, limitZero: false });
+    expect(details).toMatchObject({ hits: [], waitMs: undefined, noQuota: false });
     const stats = (await (await fetch(`${sim.url}/__sim/stats`)).json()) as SimStats;
     expect(stats.rateLimited.total).toBe(1);
     expect(stats.faults['429-bare']).toBe(1);

@@ -4,7 +4,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { nextPacificMidnight, pacificDay as pacificDayKey } from '../../src/schedule/pacific-day.js';
+import { PACIFIC_DAY } from '../../src/providers/gemini/quota-day.js';
+
+const nextPacificMidnight = (ms: number) => PACIFIC_DAY.nextBoundary(ms);
+const pacificDayKey = (ms: number) => PACIFIC_DAY.dayOf(ms);
 import { enumRequest, FakeClock, generate, scenario } from './helpers.js';
 
 const H = 3_600_000;

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { startSimulator, parseScenario } = await import(path.join(root, 'dist', 'simulator', 'index.js'));
-const { createGeminiClient } = await import(path.join(root, 'dist', 'gemini', 'gemini-client.js'));
-const { httpTransport, transportState } = await import(path.join(root, 'dist', 'gemini', 'http-transport.js'));
+const { createGeminiCaller } = await import(path.join(root, 'dist', 'providers', 'gemini', 'gemini-caller.js'));
+const { httpTransport, transportState } = await import(path.join(root, 'dist', 'providers', 'http-transport.js'));
 const tls = { key: readFileSync(path.join(root, 'test', 'fixtures', 'tls', 'localhost.key')), cert: readFileSync(path.join(root, 'test', 'fixtures', 'tls', 'localhost.crt')) };
 
 const out = {};
@@ -26,8 +26,8 @@ const sim = await startSimulator(
   { port: 0, tls },
 );
 out.url = sim.url;
-const client = createGeminiClient({ apiKey: 'h2-test-key', baseUrl: sim.url, timeoutMs: 10_000 });
-const request = (prompt) => ({ model: 'gemini-2.5-flash', prompt, config: { responseMimeType: 'text/x.enum', responseSchema: { type: 'STRING', enum: ['a', 'b'] } } });
+const client = createGeminiCaller({ auth: { kind: 'api-key', apiKey: 'h2-test-key' }, baseUrl: sim.url, timeoutMs: 10_000 });
+const request = (prompt) => ({ model: 'gemini-2.5-flash', prompt, output: { kind: 'labels', labels: ['a', 'b'] }, reasoning: 'least' });
 
 // 250 at once: HTTP/2, three sessions of at most 100 streams, every request reported uploaded once.
 const uploads = [];
@@ -61,7 +61,7 @@ await sim.close();
 
 // Answers compressed over HTTP/2 are decoded.
 const gz = await startSimulator(parseScenario({ acceptAnyKey: true, defaultProject: 'p', projects: [{ id: 'p', keys: [] }] }, 'gzip'), { port: 0, tls, compress: ['gzip'] });
-const gzClient = createGeminiClient({ apiKey: 'h2-test-key', baseUrl: gz.url, timeoutMs: 10_000 });
+const gzClient = createGeminiCaller({ auth: { kind: 'api-key', apiKey: 'h2-test-key' }, baseUrl: gz.url, timeoutMs: 10_000 });
 out.gzip = await gzClient.generate(request('compressed please')).then((a) => a.text, (e) => e.code);
 await gz.close();
 

@@ -1,8 +1,8 @@
 /**
- * What gemini-batch knows about a model id: how to turn its thinking down for classification, and the per-project
- * limits to start from when the user gives none.
+ * What gemini-batch knows about a Gemini model id: how to turn its thinking down for classification, the per-project
+ * limits to start from when the user gives none, its input limit and its price.
  *
- * Thinking (https://ai.google.dev/gemini-api/docs/thinking, ../shared/reference/gemini-api-facts.md §4.4):
+ * Thinking (docs/providers.md "Gemini API"; https://ai.google.dev/gemini-api/docs/thinking, gemini-api-facts.md §4.4):
  * 2.5 Flash and Flash-Lite accept `thinkingBudget: 0`; 2.5 Pro cannot disable thinking (budget 0 → HTTP 400,
  * fixture 400-thinking-budget-zero.json) and accepts 128–32768; Gemini 3 models use `thinkingLevel`, and Gemini 3 Pro
  * cannot disable it.
@@ -14,21 +14,27 @@
  * Input limit: 1,048,576 tokens per request for every current Gemini model (docs/rate-limits.md "Input limits", fixture
  * 400-context-too-long.json).
  */
+import { publishedLimits } from '../../plan/published-limits.js';
+import type { ModelInfo, StartLimits } from '../contract.js';
+import { geminiPrice } from './prices.js';
 
-import { ThinkingLevel } from '@google/genai';
-import { publishedLimits } from '../plan/published-limits.js';
+/**
+ * A thinking config as generationConfig.thinkingConfig takes it (levels as the SDK's `ThinkingLevel` values; written
+ * as strings so that this module loads no SDK code).
+ */
+export type ThinkingConfig = { thinkingBudget: number } | { thinkingLevel: 'MINIMAL' | 'LOW' | 'MEDIUM' | 'HIGH' };
 
 export interface ModelProfile {
   /** The id as given (`gemini-2.5-flash`, `models/gemini-2.5-pro`…), without the `models/` prefix. */
   id: string;
   /** The thinking config that makes classification cheapest, or undefined for models that do not think. */
-  thinking: { thinkingBudget: number } | { thinkingLevel: ThinkingLevel } | undefined;
+  thinking: ThinkingConfig | undefined;
   /** Whether thinking can be switched off entirely (budget 0). */
   canDisableThinking: boolean;
   /** Smallest thinkingBudget the model accepts when it cannot disable thinking. */
   minThinkingBudget: number;
   /** Starting per-project limits: requests/min, input tokens/min, requests/day (undefined = no daily limit known). */
-  defaultLimits: { rpm: number; tpm: number; rpd: number | undefined };
+  defaultLimits: StartLimits;
   /** Where `defaultLimits` come from: the published Tier 1 table, or a guess for a model Google published none for. */
   defaultLimitsSource: string;
   /** The most input tokens one request may hold (promptTokenCount), the default of --max-input-tokens. */
@@ -47,6 +53,21 @@ export function modelProfile(model: string): ModelProfile {
     : { ...profile, defaultLimitsSource: 'guessed limits: Google published none for this model (docs/rate-limits.md)', inputTokenLimit: GEMINI_INPUT_TOKEN_LIMIT };
 }
 
+/** The neutral {@link ModelInfo} of a Gemini model id. */
+export function geminiModelInfo(model: string): ModelInfo {
+  const p = modelProfile(model);
+  return {
+    id: p.id,
+    inputTokenLimit: p.inputTokenLimit,
+    canTurnOffReasoning: p.canDisableThinking,
+    minReasoningBudget: p.minThinkingBudget,
+    leastReasoningTokens: p.thinking === undefined ? 0 : 'thinkingBudget' in p.thinking ? p.thinking.thinkingBudget : undefined,
+    defaultLimits: p.defaultLimits,
+    defaultLimitsSource: p.defaultLimitsSource,
+    price: geminiPrice(p.id),
+  };
+}
+
 function familyProfile(model: string): Omit<ModelProfile, 'defaultLimitsSource' | 'inputTokenLimit'> {
   const id = model.replace(/^models\//, '');
   const base = { id, minThinkingBudget: 0 };
@@ -60,10 +81,10 @@ function familyProfile(model: string): Omit<ModelProfile, 'defaultLimitsSource' 
     return { ...base, thinking: { thinkingBudget: 128 }, canDisableThinking: false, minThinkingBudget: 128, defaultLimits: { rpm: 150, tpm: 2_000_000, rpd: 10_000 } };
   }
   if (/^gemini-3(\.\d+)?-pro/.test(id)) {
-    return { ...base, thinking: { thinkingLevel: ThinkingLevel.LOW }, canDisableThinking: false, defaultLimits: { rpm: 150, tpm: 2_000_000, rpd: 10_000 } };
+    return { ...base, thinking: { thinkingLevel: 'LOW' }, canDisableThinking: false, defaultLimits: { rpm: 150, tpm: 2_000_000, rpd: 10_000 } };
   }
   if (/^gemini-3(\.\d+)?-flash/.test(id)) {
-    return { ...base, thinking: { thinkingLevel: ThinkingLevel.MINIMAL }, canDisableThinking: false, defaultLimits: { rpm: 1000, tpm: 1_000_000, rpd: 10_000 } };
+    return { ...base, thinking: { thinkingLevel: 'MINIMAL' }, canDisableThinking: false, defaultLimits: { rpm: 1000, tpm: 1_000_000, rpd: 10_000 } };
   }
   if (/^gemini-2\.0-flash/.test(id)) {
     return { ...base, thinking: undefined, canDisableThinking: true, defaultLimits: { rpm: 2000, tpm: 4_000_000, rpd: undefined } };

@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGeminiClient } from '../../src/gemini/gemini-client.js';
-import { httpTransport, type UploadTiming } from '../../src/gemini/http-transport.js';
+import type { UploadTiming } from '../../src/providers/contract.js';
+import { createGeminiCaller } from '../../src/providers/gemini/gemini-caller.js';
+import { httpTransport } from '../../src/providers/http-transport.js';
 import { generousScenario, startSimulator } from '../../src/simulator/index.js';
 
 describe('httpTransport: upload timing', () => {
@@ -54,10 +55,10 @@ describe('httpTransport: upload timing', () => {
   it('the Gemini client passes the report through the SDK, once per request, before the answer', async () => {
     const sim = await startSimulator(generousScenario(), { port: 0 });
     try {
-      const client = createGeminiClient({ apiKey: 'test-key-1', baseUrl: sim.url, timeoutMs: 5_000 });
+      const client = createGeminiCaller({ auth: { kind: 'api-key', apiKey: 'test-key-1' }, baseUrl: sim.url, timeoutMs: 5_000 });
       const timings: UploadTiming[] = [];
       let answeredAt = 0;
-      const answer = await client.generate({ model: 'gemini-2.5-flash', prompt: 'Say yes.', config: {} }, { onUploaded: (t) => timings.push(t) }).then((a) => {
+      const answer = await client.generate({ model: 'gemini-2.5-flash', prompt: 'Say yes.', output: { kind: 'text' }, reasoning: 'least' }, { onUploaded: (t) => timings.push(t) }).then((a) => {
         answeredAt = Date.now();
         return a;
       });

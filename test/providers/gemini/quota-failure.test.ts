@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { readRateLimitDetails, dimensionOfQuotaId, parseDurationMs } from '../../src/gemini/quota-failure.js';
-import { parseRpcStatus } from '../../src/gemini/rpc-status.js';
-import { classifyFailure, failureForStatus } from '../../src/gemini/classify-failure.js';
+import { readRateLimitDetails, meaningOfQuotaId, parseDurationMs } from '../../../src/providers/gemini/quota-failure.js';
+import { parseRpcStatus } from '../../../src/providers/gemini/rpc-status.js';
+import { classifyFailure, failureForStatus } from '../../../src/providers/gemini/classify-failure.js';
 import {
   ConnectionFailure,
   KeyFailure,
@@ -9,74 +9,83 @@ import {
   RateLimitFailure,
   RequestFailure,
   ServerFailure,
-} from '../../src/gemini/api-failures.js';
-import { fixtureText } from '../support/fixtures.js';
+} from '../../../src/providers/failures.js';
+import { fixtureText } from '../../support/fixtures.js';
 
-function details(name: string) {
+function details(name: string, sharedQuota = false) {
   const status = parseRpcStatus(fixtureText(name));
   if (!status) throw new Error(`${name} did not parse`);
-  return readRateLimitDetails(status);
+  return readRateLimitDetails(status, sharedQuota);
 }
 
-describe('quotaId → dimension (gemini-api-facts.md §1.4)', () => {
+describe('quotaId → neutral dimension and period (gemini-api-facts.md §1.4)', () => {
   it.each([
-    ['GenerateRequestsPerMinutePerProjectPerModel-FreeTier', 'rpm'],
-    ['GenerateRequestsPerMinutePerProjectPerModel', 'rpm'],
-    ['GenerateRequestsPerDayPerProjectPerModel-FreeTier', 'rpd'],
-    ['GenerateRequestsPerDayPerProjectPerModel', 'rpd'],
-    ['GenerateContentInputTokensPerModelPerMinute-FreeTier', 'tpm'],
-    ['GenerateContentPaidTierInputTokensPerModelPerMinute', 'tpm'],
-    ['SomethingElse', 'unknown'],
-  ])('%s is %s', (quotaId, dimension) => {
-    expect(dimensionOfQuotaId(quotaId)).toBe(dimension);
+    ['GenerateRequestsPerMinutePerProjectPerModel-FreeTier', 'requests', 'minute'],
+    ['GenerateRequestsPerMinutePerProjectPerModel', 'requests', 'minute'],
+    ['GenerateRequestsPerDayPerProjectPerModel-FreeTier', 'requests', 'day'],
+    ['GenerateRequestsPerDayPerProjectPerModel', 'requests', 'day'],
+    ['GenerateContentInputTokensPerModelPerMinute-FreeTier', 'input-tokens', 'minute'],
+    ['GenerateContentPaidTierInputTokensPerModelPerMinute', 'input-tokens', 'minute'],
+    ['SomethingElse', 'unknown', undefined],
+  ])('%s counts %s per %s', (quotaId, dimension, period) => {
+    expect(meaningOfQuotaId(quotaId)).toEqual({ dimension, period });
   });
 });
 
-describe('reading real 429 bodies', () => {
-  it('fixture A: free-tier TPM, old format → tpm 250000, retryDelay 26 s', () => {
+describe('reading real 429 bodies into neutral details', () => {
+  it('fixture A: free-tier TPM, old format → input tokens per minute, limit 250000, wait 26 s', () => {
     const d = details('429-a-free-tpm-old-format.json');
-    expect(d.violations).toEqual([
-      { quotaId: 'GenerateContentInputTokensPerModelPerMinute-FreeTier', dimension: 'tpm', quotaValue: 250000, model: 'gemini-2.5-flash' },
-    ]);
-    expect(d.retryDelayMs).toBe(26_000);
-    expect(d.limitZero).toBe(false);
+    expect(d).toEqual({
+      hits: [{ dimension: 'input-tokens', period: 'minute', limit: 250000, id: 'GenerateContentInputTokensPerModelPerMinute-FreeTier' }],
+      waitMs: 26_000,
+      noQuota: false,
+      scope: 'project',
+    });
   });
 
   it('fixture B: a daily quota with a misleading 5 s retryDelay is still a daily quota', () => {
     const d = details('429-b-free-rpd-short-retry-delay.json');
-    expect(d.violations.map((v) => v.dimension)).toEqual(['rpd']);
-    expect(d.violations[0]?.quotaValue).toBe(25);
-    expect(d.retryDelayMs).toBe(5_000);
+    expect(d.hits.map((h) => [h.dimension, h.period])).toEqual([['requests', 'day']]);
+    expect(d.hits[0]?.limit).toBe(25);
+    expect(d.waitMs).toBe(5_000);
   });
 
   it('fixture D: the message\'s fractional "Please retry in 40.025771073s" beats RetryInfo\'s 40s', () => {
     const d = details('429-d-paid-tpm-debuginfo.json');
-    expect(d.violations[0]).toMatchObject({ dimension: 'tpm', quotaValue: 10000 });
-    expect(d.retryDelayMs).toBeCloseTo(40_025.771073, 3);
+    expect(d.hits[0]).toMatchObject({ dimension: 'input-tokens', period: 'minute', limit: 10000 });
+    expect(d.waitMs).toBeCloseTo(40_025.771073, 3);
   });
 
   it('fixture F: limit 0 — violations without quotaValue, three dimensions', () => {
     const d = details('429-f-limit-zero-new-format.json');
-    expect(d.limitZero).toBe(true);
-    expect(d.violations.map((v) => v.dimension).sort()).toEqual(['rpd', 'rpm', 'tpm']);
-    expect(d.violations.every((v) => v.quotaValue === undefined)).toBe(true);
-    expect(d.retryDelayMs).toBeCloseTo(11_161.852119, 3);
+    expect(d.noQuota).toBe(true);
+    expect(d.hits.map((h) => `${h.dimension}/${h.period}`).sort()).toEqual(['input-tokens/minute', 'requests/day', 'requests/minute']);
+    expect(d.hits.every((h) => h.limit === undefined)).toBe(true);
+    expect(d.waitMs).toBeCloseTo(11_161.852119, 3);
   });
 
-  it('fixtures G and H: no QuotaFailure, no RetryInfo', () => {
+  it('fixtures G and H: no QuotaFailure, no RetryInfo — a bare 429 of the project on the Gemini API', () => {
     for (const name of ['429-g-help-only.json', '429-h-bare-capacity.json']) {
-      const d = details(name);
-      expect(d.violations).toEqual([]);
-      expect(d.retryDelayMs).toBeUndefined();
-      expect(d.limitZero).toBe(false);
+      expect(details(name)).toEqual({ hits: [], waitMs: undefined, noQuota: false, scope: 'project' });
     }
+  });
+
+  it('on Vertex AI (Dynamic Shared Quota) a 429 naming no quota is shared capacity, never a limit of the project', () => {
+    for (const name of ['429-vertex-capacity-inferred.json', '429-h-bare-capacity.json']) {
+      expect(details(name, true)).toEqual({ hits: [], waitMs: undefined, noQuota: false, scope: 'shared-capacity' });
+    }
+    // A Vertex 429 that does name a quota (older per-project quotas) is the project's.
+    expect(details('429-a-free-tpm-old-format.json', true).scope).toBe('project');
+    const failure = failureForStatus(429, null, 'Too Many Requests', true);
+    expect(failure).toBeInstanceOf(RateLimitFailure);
+    expect((failure as RateLimitFailure).details.scope).toBe('shared-capacity');
   });
 
   it('reads " @type" keys with a leading space (gemini-cli googleErrors.test.ts)', () => {
     const body = fixtureText('429-a-free-tpm-old-format.json').replaceAll('"@type"', '" @type"');
     const status = parseRpcStatus(body);
     expect(status?.details.map((d) => d.type)).toEqual(['QuotaFailure', 'Help', 'RetryInfo']);
-    expect(readRateLimitDetails(status!).retryDelayMs).toBe(26_000);
+    expect(readRateLimitDetails(status!).waitMs).toBe(26_000);
   });
 
   it('reads an array-wrapped body and an SDK message that wraps the body again', () => {

@@ -7,14 +7,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConnectionFailure, RateLimitFailure } from '../../src/gemini/api-failures.js';
-import { createGeminiClient, type GenerateRequest } from '../../src/gemini/gemini-client.js';
-import { parseScenario, startSimulator, type ContentCoding, type SimulatorHandle } from '../../src/simulator/index.js';
+import type { ModelRequest } from '../../../src/providers/contract.js';
+import { ConnectionFailure, RateLimitFailure } from '../../../src/providers/failures.js';
+import { createGeminiCaller } from '../../../src/providers/gemini/gemini-caller.js';
+import { parseScenario, startSimulator, type ContentCoding, type SimulatorHandle } from '../../../src/simulator/index.js';
 
-const request: GenerateRequest = {
+const request: ModelRequest = {
   model: 'gemini-2.5-flash',
   prompt: 'Is this about shipping? A parcel arrived late.',
-  config: { temperature: 0, responseMimeType: 'text/x.enum', responseSchema: { type: 'STRING' as never, enum: ['yes', 'no'] } },
+  output: { kind: 'labels', labels: ['yes', 'no'] },
+  temperature: 0,
+  reasoning: 'least',
 };
 
 const handles: SimulatorHandle[] = [];
@@ -43,24 +46,25 @@ describe('compressed answers (issue 11 item 14)', () => {
     const sim = await simulator([coding]);
     expect(await encodingOf(sim, 'gzip, deflate, br')).toBe(coding);
     expect(await encodingOf(sim, 'identity')).toBeUndefined();
-    const client = createGeminiClient({ apiKey: 'compress-key-1', baseUrl: sim.url, timeoutMs: 10_000 });
+    const client = createGeminiCaller({ auth: { kind: 'api-key', apiKey: 'compress-key-1' }, baseUrl: sim.url, timeoutMs: 10_000 });
     const answer = await client.generate(request);
     expect(['yes', 'no']).toContain(answer.text);
-    expect(answer.finishReason).toBe('STOP');
-    expect(answer.usage.promptTokenCount).toBeGreaterThan(0);
+    expect(answer.finishDetail).toBe('STOP');
+    expect(answer.finish).toBe('stop');
+    expect(answer.usage.inputTokens).toBeGreaterThan(0);
   });
 
   it('a compressed 429 still yields its quotaId and retryDelay', async () => {
     const sim = await simulator(['gzip'], { rpm: 1, tpm: 100_000_000 });
-    const client = createGeminiClient({ apiKey: 'compress-key-1', baseUrl: sim.url, timeoutMs: 10_000 });
+    const client = createGeminiCaller({ auth: { kind: 'api-key', apiKey: 'compress-key-1' }, baseUrl: sim.url, timeoutMs: 10_000 });
     await client.generate(request);
     const failure = await client.generate(request).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(failure).toBeInstanceOf(RateLimitFailure);
-    expect((failure as RateLimitFailure).details.violations.map((v) => v.dimension)).toContain('rpm');
-    expect((failure as RateLimitFailure).details.retryDelayMs).toBeGreaterThan(0);
+    expect((failure as RateLimitFailure).details.hits.map((h) => `${h.dimension}/${h.period}`)).toContain('requests/minute');
+    expect((failure as RateLimitFailure).details.waitMs).toBeGreaterThan(0);
   });
 
   it.each([['gzip'], ['br']] as Array<[ContentCoding]>)('a %s body cut mid-way is a connection failure, not a hang or half an answer', async (coding) => {
@@ -78,7 +82,7 @@ describe('compressed answers (issue 11 item 14)', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const client = createGeminiClient({ apiKey: 'compress-key-1', baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, timeoutMs: 5_000 });
+      const client = createGeminiCaller({ auth: { kind: 'api-key', apiKey: 'compress-key-1' }, baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, timeoutMs: 5_000 });
       const failure = await client.generate(request).then(
         () => undefined,
         (e: unknown) => e,

@@ -1,5 +1,5 @@
 /**
- * A `fetch` for the `@google/genai` client (its documented `httpOptions.fetch` option) over node:http2 for HTTPS
+ * A `fetch` for every adapter's client (@google/genai's documented `httpOptions.fetch` option, openai's `fetch` option) over node:http2 for HTTPS
  * endpoints that offer HTTP/2 (the real one does, by ALPN), and node:http/https keep-alive agents otherwise.
  *
  * Why our own: Node's built-in fetch (undici) costs about 0.3 ms of CPU per request; at thousands of rows per second
@@ -27,17 +27,7 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import tls, { type TLSSocket } from 'node:tls';
 import zlib from 'node:zlib';
-
-/** When a request's last byte was handed to the operating system, and the round trip of its connection. */
-export interface UploadTiming {
-  /** Date.now() at the request's `finish` event (after connection and TLS set-up, when the socket was new), ms. */
-  flushedAt: number;
-  /** How long the TCP connect of the request's socket took (one round trip, plus our own delays), ms; undefined if unseen. */
-  connectRttMs: number | undefined;
-}
-
-/** Receives the {@link UploadTiming} of one request. */
-export type UploadListener = (timing: UploadTiming) => void;
+import type { UploadListener } from './contract.js';
 
 /** An idle HTTP/2 session closes after this long, ms. */
 export const H2_IDLE_MS = 60_000;

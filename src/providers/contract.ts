@@ -1,0 +1,257 @@
+/**
+ * The provider-neutral contract: what the job asks of a model, what comes back, and what a provider offers. Data flows
+ * one way — rows in → prompts → scheduler → provider → answers judged → journal → output — and nothing before or after
+ * the provider sees a provider's shapes: every adapter (./gemini/, ./openai/…) maps this request to its wire format, its
+ * answer to {@link ModelAnswer}, and its errors to the typed failures of ./failures.ts with neutral
+ * {@link RateLimitDetails}. This file imports nothing provider-specific (a test, test/providers/import-boundary.test.ts,
+ * proves no file outside an adapter imports a provider SDK or an adapter's module).
+ *
+ * After the vercel/ai provider packages: one adapter per provider behind a neutral model interface, finish reasons
+ * mapped in one small file per adapter, the provider's own data kept aside (`finishDetail`, `raw`) for whoever needs it.
+ */
+
+/** The providers gemini-batch speaks to (`--provider`). */
+export type ProviderName = 'gemini' | 'openai' | 'vertex';
+
+/** A JSON Schema document (draft 2020-12 subset: object, properties, required, enum, type…). */
+export type JsonSchema = Record<string, unknown>;
+
+/** The answer the job wants. */
+export type WantedOutput =
+  /** One of `labels`, exactly (enum output: Gemini `text/x.enum`, OpenAI a strict json_schema with an enum). */
+  | { kind: 'labels'; labels: readonly string[] }
+  /** A JSON object matching `schema` (structured output); `name` names it where the provider asks for one. */
+  | { kind: 'json'; schema: JsonSchema; name: string }
+  /** Free text. */
+  | { kind: 'text' };
+
+/** What the job wants from the model for one request (one row; a pack of rows later, issue 15). */
+export interface ModelRequest {
+  /** The model id as the user named it (`gemini-2.5-flash`), without a `models/` prefix. */
+  model: string;
+  /** System instruction, if any. */
+  system?: string;
+  /** Few-shot turns sent before the prompt: a user turn `prompt`, then a model turn `answer`, each. */
+  examples?: ReadonlyArray<{ prompt: string; answer: string }>;
+  /** The user turn. */
+  prompt: string;
+  output: WantedOutput;
+  /**
+   * Cap on the answer's output tokens as the user gave it (--max-output-tokens; reasoning included where the provider
+   * counts it there, as Gemini does). undefined: the adapter chooses — for labels, room for a label plus the reasoning
+   * budget; otherwise the provider's default.
+   */
+  maxOutputTokens?: number;
+  /** Sampling temperature, 0–2. undefined: the provider's default. */
+  temperature?: number;
+  /**
+   * How much the model may think. `least`: as little as the model allows (off where it can be turned off, else its
+   * minimum); `budgetTokens`: that many thinking tokens at most (0 = off, -1 = the model decides), --thinking-budget.
+   */
+  reasoning: 'least' | { budgetTokens: number };
+  /**
+   * The last answer was cut at the output limit (length, no usable text): give this one 4× the room it would get
+   * otherwise (at least 2,048 tokens), with as little reasoning as the model allows (whatever `reasoning` says).
+   */
+  moreRoom?: boolean;
+  /** Gemini's service tier; other providers refuse it up front (exit 2). undefined: the provider's default. */
+  serviceTier?: 'flex' | 'standard' | 'priority';
+}
+
+/**
+ * Why the model stopped, neutral. Each adapter maps its own values in one small file (Gemini: ./gemini/finish-reason.ts).
+ * - `stop`: a natural end; `length`: cut at the output limit (Gemini MAX_TOKENS, OpenAI `length`);
+ * - `content-filter`: the answer was blocked by a safety or policy filter (Gemini SAFETY, PROHIBITED_CONTENT…;
+ *   OpenAI `content_filter`); `recitation`: blocked as recitation of training data (Gemini RECITATION);
+ * - `other`: anything else (OTHER, MALFORMED_FUNCTION_CALL, an unknown value).
+ */
+export type FinishReason = 'stop' | 'length' | 'content-filter' | 'recitation' | 'other';
+
+/** Tokens one answer used, as the provider reported them; 0 when not reported. */
+export interface AnswerUsage {
+  /** Input tokens of the request (Gemini usageMetadata.promptTokenCount, OpenAI usage.prompt_tokens). */
+  inputTokens: number;
+  /**
+   * Output tokens of the answer, thinking NOT included (Gemini candidatesTokenCount; OpenAI completion_tokens minus
+   * completion_tokens_details.reasoning_tokens).
+   */
+  outputTokens: number;
+  /** Thinking tokens (Gemini thoughtsTokenCount, OpenAI reasoning_tokens); billed as output. */
+  reasoningTokens: number;
+}
+
+/** What the server said about its limits in a successful answer's headers (x-ratelimit-*), when it said anything. */
+export interface LimitHints {
+  requests?: LimitHint;
+  /** Tokens as the server counts them (OpenAI-style servers count max_tokens up front). */
+  tokens?: LimitHint;
+}
+
+export interface LimitHint {
+  /** The limit (x-ratelimit-limit-*). */
+  limit?: number;
+  /** Left in the current window (x-ratelimit-remaining-*). */
+  remaining?: number;
+  /** Until the window refills, ms (x-ratelimit-reset-*, Go durations such as `6m0s`). */
+  resetMs?: number;
+}
+
+/** An HTTP 200 answer, whatever it holds. Judging it (label, blocked, cut) is src/answers/'s job. */
+export interface ModelAnswer {
+  /** The answer's text parts joined (no thoughts), known keys redacted; undefined when there is none. */
+  text: string | undefined;
+  /** Neutral finish reason; undefined when the answer has no candidate or the server gave none. */
+  finish: FinishReason | undefined;
+  /** The provider's own finish value (`STOP`, `MAX_TOKENS`, `length`…): what the journal's finishReason records. */
+  finishDetail: string | undefined;
+  /** The prompt was blocked before any answer (Gemini promptFeedback.blockReason, e.g. `SAFETY`). */
+  blocked: string | undefined;
+  usage: AnswerUsage;
+  /** What served it, when the provider says: service tier (x-gemini-service-tier), model version (modelVersion). */
+  served?: { serviceTier?: string; modelVersion?: string };
+  /** Limits the response headers announced (x-ratelimit-*). */
+  limits?: LimitHints;
+  /** The provider's answer object, kept aside for whoever needs it; never judged. */
+  raw?: unknown;
+}
+
+/** When a request's last byte was handed to the operating system, and the round trip of its connection. */
+export interface UploadTiming {
+  /** Date.now() at the request's `finish` event (after connection and TLS set-up, when the socket was new), ms. */
+  flushedAt: number;
+  /** How long the TCP connect of the request's socket took (one round trip, plus our own delays), ms; undefined if unseen. */
+  connectRttMs: number | undefined;
+}
+
+/** Receives the {@link UploadTiming} of one request. */
+export type UploadListener = (timing: UploadTiming) => void;
+
+/** How one request is sent. */
+export interface GenerateOptions {
+  /** Aborts the request (job interrupted); it then rejects with CancelledFailure. */
+  signal?: AbortSignal;
+  /**
+   * Told when the request's bytes were handed to the operating system (the scheduler bounds its arrival from it); an
+   * adapter whose transport cannot tell never calls it.
+   */
+  onUploaded?: UploadListener;
+  /** Abort after this many ms without an answer (TimeoutFailure); default the provider's `timeoutMs`. */
+  timeoutMs?: number;
+}
+
+/** Sends requests with one credential (an API key, a bearer token, or Vertex's Application Default Credentials). */
+export interface ModelCaller {
+  /**
+   * Sends one request.
+   * @throws ApiFailure subclasses of ./failures.ts only (RateLimitFailure, BillingFailure, ServerFailure,
+   *   ConnectionFailure, TimeoutFailure, KeyFailure, ModelFailure, RequestFailure, CancelledFailure).
+   */
+  generate(request: ModelRequest, options?: GenerateOptions): Promise<ModelAnswer>;
+}
+
+/** A credential requests go out with. The secret never leaves the adapter; messages show `alias`. */
+export interface Credential {
+  /** `key-1 …x7Qa`, or `adc` for Application Default Credentials. */
+  alias: string;
+  /** The quota project whose limits it shares. */
+  project: string;
+  /** The API key or bearer token; undefined where the provider finds its own (Vertex ADC). */
+  secret: string | undefined;
+}
+
+/**
+ * The calendar a provider's daily quotas (RPD) follow. Gemini's reset at midnight America/Los_Angeles
+ * (./gemini/quota-day.ts); the limiter and the request log count per {@link QuotaDay.dayOf}.
+ */
+export interface QuotaDay {
+  /** The quota day an instant (ms since epoch) falls in, `YYYY-MM-DD` in the provider's zone. */
+  dayOf(ms: number): string;
+  /** The next day boundary strictly after `ms`, ms since epoch. */
+  nextBoundary(ms: number): number;
+  /** An instant as users read it in messages: `2026-11-29 00:00 PT`. */
+  clock(ms: number): string;
+}
+
+/** Per-project limits to start from: requests/min, input tokens/min, requests/day (undefined: no daily limit known). */
+export interface StartLimits {
+  rpm: number;
+  tpm: number;
+  rpd: number | undefined;
+}
+
+/** USD per 1,000,000 tokens (reasoning tokens are billed as output). */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  /** Prompts above `above` input tokens cost these instead (Gemini 2.5 Pro). */
+  longPrompt?: { above: number; input: number; output: number };
+  /** Where the figures come from: a price table (with its date), or the command line. */
+  source: string;
+}
+
+/** What a provider knows of a model id, for options checked before any request and for `plan`. */
+export interface ModelInfo {
+  /** The id as the provider knows it (`gemini-2.5-flash`). */
+  id: string;
+  /** The most input tokens one request may hold: the default of --max-input-tokens. */
+  inputTokenLimit: number;
+  /** Whether thinking can be turned off (--thinking-budget 0). */
+  canTurnOffReasoning: boolean;
+  /** The smallest thinking budget the model accepts when it cannot turn thinking off, tokens. */
+  minReasoningBudget: number;
+  /**
+   * Thinking tokens one answer spends at `reasoning: 'least'`, as far as known (tokens; 0 when thinking is off), or
+   * undefined when the model decides (a thinking level): `plan` estimates output from it.
+   */
+  leastReasoningTokens: number | undefined;
+  /** Limits to start from when the user gives none; 429s and probing correct them. */
+  defaultLimits: StartLimits;
+  /** Where `defaultLimits` come from, for the run's header and `plan`. */
+  defaultLimitsSource: string;
+  /** List price, or undefined when not known (then only --price-input/--price-output give a cost). */
+  price: ModelPrice | undefined;
+}
+
+/** What the job needs to know about a provider before it connects (options, plan, status). */
+export interface ProviderCatalog {
+  readonly name: ProviderName;
+  /** The calendar of its daily quotas. */
+  readonly quotaDay: QuotaDay;
+  /** Knowledge of a model id; unknown ids get conservative defaults. */
+  model(id: string): ModelInfo;
+}
+
+/** Where and how to connect (from --base-url, --project, --location, --timeout). */
+export interface ProviderConnection {
+  /** The endpoint (the simulator's `http://127.0.0.1:PORT`); undefined: the provider's default. */
+  baseUrl?: string;
+  /** Vertex: the Google Cloud project. */
+  project?: string;
+  /** Vertex: the region or `global`. */
+  location?: string;
+  /** Default per-request timeout, ms. */
+  timeoutMs: number;
+  /** The environment the credentials are read from (io.env). */
+  env: NodeJS.ProcessEnv;
+  /**
+   * A bearer token to send instead of the provider's own credentials discovery (Vertex: Application Default
+   * Credentials) — the built-in simulator's, or a test's. Never shown.
+   */
+  accessToken?: string;
+}
+
+/** A provider, connected: callers per credential and what the manifest records of it. */
+export interface Provider extends ProviderCatalog {
+  /** Where requests go, for the run's header, without credentials: `https://generativelanguage.googleapis.com`. */
+  describeEndpoint(): string;
+  /** The answers' origin for the manifest (issue 11): the provider and the endpoint's host, never a credential. */
+  identity(): { provider: ProviderName; endpoint: string };
+  /** A caller sending with `credential`. */
+  caller(credential: Credential): ModelCaller;
+  /**
+   * Counts the input tokens of `prompts`, each its own user turn, in one call (`plan --count-tokens`); absent when the
+   * provider cannot.
+   * @throws ApiFailure subclasses.
+   */
+  countTokens?(credential: Credential, model: string, prompts: string[]): Promise<number>;
+}
