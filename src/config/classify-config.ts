@@ -171,6 +171,9 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
   const model = (raw.model ?? DEFAULT_MODEL).replace(/^models\//, '');
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(model)) throw new UsageError('OPTION_INVALID', `--model ${JSON.stringify(raw.model)} is not a model id such as gemini-2.5-flash.`);
   const provider = providerOptions(raw, env);
+  if (provider.name === 'vertex' && raw.keysFile !== undefined) {
+    throw new UsageError('OPTION_CONFLICT', '--provider vertex authenticates with Application Default Credentials (gcloud auth application-default login, or GOOGLE_APPLICATION_CREDENTIALS), not API keys: leave out --keys-file.');
+  }
   const baseUrl = raw.baseUrl ?? env[provider.baseUrlEnv];
   if (baseUrl !== undefined && !raw.simulate) checkBaseUrl(baseUrl, raw.baseUrl !== undefined ? '--base-url' : provider.baseUrlEnv);
   const tier = tierOption(raw.tier);

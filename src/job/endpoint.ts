@@ -40,19 +40,17 @@ export interface Endpoint {
 }
 
 /** The provider of `config` at `baseUrl`, not started yet (plan reads its identity and counts tokens with it). */
-export function connectProvider(config: ClassifyConfig, env: NodeJS.ProcessEnv, baseUrl: string | undefined, simulated = false): Promise<Provider> {
+export function connectProvider(config: ClassifyConfig, env: NodeJS.ProcessEnv, baseUrl: string | undefined, accessToken?: string): Promise<Provider> {
   return createProvider(config.provider, {
     ...(baseUrl !== undefined ? { baseUrl } : {}),
     ...(config.project !== undefined ? { project: config.project } : {}),
     ...(config.location !== undefined ? { location: config.location } : {}),
     timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     env,
-    ...(simulated ? { accessToken: SIMULATED_TOKEN } : {}),
+    ...(accessToken !== undefined ? { accessToken } : {}),
   });
 }
 
-/** The bearer token Vertex sends to the built-in simulator instead of Application Default Credentials'. */
-const SIMULATED_TOKEN = 'simulated-access-token';
 
 /**
  * @throws UsageError KEYS_MISSING / InputError KEYS_FILE_INVALID, or the scenario's InputError, before any API call.
@@ -77,7 +75,8 @@ export async function resolveEndpoint(config: ClassifyConfig, env: NodeJS.Proces
   // The generous simulator's quota is known, so the client may use all of it; a scenario is a rehearsal of a real
   // account, so its limits are learned the way they would be there.
   const known = generous ? scenario.projects.find((p) => p.id === scenario.defaultProject)?.limits['*'] : undefined;
-  const provider = await connectProvider(config, env, handle.url, true);
+  // Vertex sends the simulator a bearer token instead of Application Default Credentials': a key the scenario knows.
+  const provider = await connectProvider(config, env, handle.url, config.provider === 'vertex' ? (apiKeys[0]?.value ?? 'simulated-access-token') : undefined);
   return {
     provider,
     ...credentialsOf(config, apiKeys),

@@ -41,9 +41,17 @@ export function diffManifest(stored: Manifest, current: Manifest): { blocking: s
   return { blocking, notes };
 }
 
-/** Where answers come from, for a message: `the built-in simulator (…)` or `the Gemini API at <host>`. */
+/** How messages name each provider. */
+const PROVIDER_NAMES: Record<string, string> = { gemini: 'the Gemini API', vertex: 'Vertex AI', openai: 'the OpenAI-compatible API' };
+
+/**
+ * Where answers come from, for a message: `the built-in simulator (…)` (`…, speaking as Vertex AI` for another
+ * provider than Gemini) or `the Gemini API at <host>`.
+ */
 export function describeSource(source: AnswerSource): string {
-  return source.kind === 'simulator' ? 'the built-in simulator (--simulate: made-up answers)' : `the ${source.provider === 'gemini' ? 'Gemini' : source.provider} API at ${source.endpoint}`;
+  const provider = PROVIDER_NAMES[source.provider] ?? `the ${source.provider} API`;
+  if (source.kind === 'simulator') return `the built-in simulator (--simulate: made-up answers${source.provider === 'gemini' ? '' : `, speaking as ${provider.replace(/^the /, '')}`})`;
+  return `${provider} at ${source.endpoint}`;
 }
 
 /** The lines saying how the source of the answers differs (nothing when it does not). */

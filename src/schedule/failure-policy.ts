@@ -12,6 +12,7 @@
  * | billing exhausted (insufficient_quota)   | stop: nothing is sent until billing changes; pending | no  | —     |
  * | key refused (400 API_KEY_INVALID, 401, 403) | retry on another key | no                                | 0     |
  * | 429                                      | retry through the project's gate | as the 429 policy says (daily, limit 0: no) | 0: the project's pause governs |
+ * | 429 of shared capacity (Vertex DSQ)      | retry; the project only slows    | yes                                | equal jitter from 1 s, doubling (or the server's wait) |
  * | other 4xx                                | fail: the request is wrong for this row | yes                | —     |
  * | 5xx, reset, timeout                      | retry | yes, unless the endpoint fails for other rows too (an outage, load shedding) | full jitter |
  * | our own sockets ran out (EMFILE…)        | retry | no: our limits never fail a row                   | short full jitter |
@@ -22,7 +23,7 @@
  * resume command.
  */
 import { BillingFailure, CancelledFailure, ConnectionFailure, KeyFailure, ModelFailure, RateLimitFailure, RequestFailure, type ApiFailure } from '../providers/failures.js';
-import { fullJitterDelay } from './backoff.js';
+import { equalJitterDelay, fullJitterDelay } from './backoff.js';
 import type { RateLimitOutcome } from './rate-limit-policy.js';
 
 /** What the row and the endpoint have been through, as far as the decision needs. */
@@ -57,13 +58,23 @@ export type FailureAction =
 /** Base of the backoff after our own sockets ran out, ms: the ceiling was lowered at once, so a short wait is enough. */
 export const LOCAL_BACKOFF_BASE_MS = 100;
 
+/**
+ * Base of a row's backoff after a shared-capacity 429, ms: equal jitter makes the first wait 1–2 s, as Vertex asks
+ * ("truncated exponential backoff … a minimum of 1 s", docs/providers.md "Vertex AI").
+ */
+export const SHARED_CAPACITY_BACKOFF_MS = 2_000;
+
 /** Decides what a failed request means for its row. Pure: the same inputs (and random draws) give the same action. */
 export function failureAction(failure: ApiFailure, ctx: FailureContext): FailureAction {
   if (failure instanceof CancelledFailure) return { kind: 'abandon' };
   if (failure instanceof ModelFailure || failure instanceof BillingFailure) return { kind: 'stop' };
   if (failure instanceof KeyFailure) return { kind: 'retry', delayMs: 0, countsAsAttempt: false };
   if (failure instanceof RequestFailure) return { kind: 'fail', error: failure.message };
-  if (failure instanceof RateLimitFailure) return counted(failure, ctx, ctx.rateLimit?.countsAsAttempt ?? true, 0);
+  if (failure instanceof RateLimitFailure) {
+    const outcome = ctx.rateLimit;
+    const delay = outcome?.hold === 'slowed' ? Math.max(outcome.waitMs ?? 0, equalJitterDelay(ctx.sent, ctx.random, SHARED_CAPACITY_BACKOFF_MS)) : 0;
+    return counted(failure, ctx, outcome?.countsAsAttempt ?? true, delay);
+  }
   if (failure instanceof ConnectionFailure && failure.local) {
     return { kind: 'retry', delayMs: fullJitterDelay(ctx.sent, ctx.random, LOCAL_BACKOFF_BASE_MS, 5_000), countsAsAttempt: false };
   }

@@ -32,9 +32,15 @@ import { MEANINGFUL_INTERVAL_MS, type ProjectLimiter } from './project-limiter.j
 
 /** What happened to the project, and whether the row's attempt counts against --max-attempts. */
 export interface RateLimitOutcome {
-  hold: 'paused' | 'parked' | 'disabled';
-  /** End of the pause or park, ms; undefined when disabled. */
+  /**
+   * `slowed`: shared capacity is short (Vertex DSQ): the project keeps sending at a lower rate, and only the row waits
+   * (./failure-policy.ts: truncated exponential backoff of at least 1 s, or the server's wait).
+   */
+  hold: 'paused' | 'parked' | 'disabled' | 'slowed';
+  /** End of the pause or park, ms; undefined when disabled or slowed. */
   until: number | undefined;
+  /** For `slowed`: the wait the server asked for, ms, when it said. */
+  waitMs?: number | undefined;
   /** False when the project, not the row, is to blame (daily quota, limit 0): the row goes elsewhere for free. */
   countsAsAttempt: boolean;
 }
@@ -108,6 +114,7 @@ export class RateLimitPolicy {
     this.#lastStep = now;
     // Shared capacity (Vertex Dynamic Shared Quota, a gateway): whatever the 429 says, no limit of the project was hit.
     const own = details.scope === 'project';
+    if (!own) return this.#sharedCapacity(details, now, stale, where);
 
     if (own && details.noQuota) {
       limiter.disable(`${limiter.model} has no quota on project ${limiter.project} (limit: 0)`);
@@ -165,23 +172,38 @@ export class RateLimitPolicy {
         this.#lower(BARE_DECREASE * base, 'fast');
         this.#lastAdaptation = now;
       }
-      this.#notify(
-        own
-          ? {
-              key: `bare:${limiter.project}`,
-              text: `${where}: 429 without quota details; pausing briefly and slowing to ${Math.round(BARE_DECREASE * 100)} % of the rate achieved, back to full speed within seconds while no 429 follows.`,
-            }
-          : {
-              key: `shared:${limiter.project}`,
-              text: `${where}: 429, shared capacity is busy (no limit of the project was hit); pausing briefly and slowing to ${Math.round(BARE_DECREASE * 100)} % of the rate achieved, back up within seconds while no 429 follows. Never a daily stop.`,
-            },
-      );
+      this.#notify({
+        key: `bare:${limiter.project}`,
+        text: `${where}: 429 without quota details; pausing briefly and slowing to ${Math.round(BARE_DECREASE * 100)} % of the rate achieved, back to full speed within seconds while no 429 follows.`,
+      });
       const backoff = equalJitterDelay(this.#consecutiveBare, this.#random, BARE_PAUSE_MS);
       delay = Math.max(backoff, details.waitMs !== undefined ? serverDelayWithJitter(details.waitMs, this.#random) : 0);
     }
     const until = now + delay;
-    limiter.pause(until, perMinute.length > 0 ? `per-minute quota (${perMinute.map(nameOf).join(', ')})` : own ? 'rate limited' : 'shared capacity busy');
+    limiter.pause(until, perMinute.length > 0 ? `per-minute quota (${perMinute.map(nameOf).join(', ')})` : 'rate limited');
     return { hold: 'paused', until, countsAsAttempt: true };
+  }
+
+  /**
+   * A 429 of shared capacity (Vertex Dynamic Shared Quota: "Resource exhausted, please try again later", no details):
+   * capacity shared with other customers is short, not a limit of ours, and such 429s come at any rate when the region
+   * is busy. So the project does not stop: its rate drops multiplicatively as after a bare 429 (once per adaptation:
+   * 429s of requests already in flight lower nothing again) and recovers × 1.2 every 3 s without a 429 — concurrency
+   * follows the rate (./concurrency.ts) — while the row alone backs off (./failure-policy.ts). Never parked, never a
+   * lowered limit. Source: docs/providers.md "Vertex AI".
+   */
+  #sharedCapacity(details: RateLimitDetails, now: number, stale: boolean, where: string): RateLimitOutcome {
+    const limiter = this.#limiter;
+    if (!stale) {
+      const achieved = (limiter.achievedRpm(now) ?? Infinity) / limiter.rpmCeiling;
+      this.#lower(BARE_DECREASE * (achieved < UNDERUSED * limiter.rateScale ? achieved : limiter.rateScale), 'fast');
+      this.#lastAdaptation = now;
+    }
+    this.#notify({
+      key: `shared:${limiter.project}`,
+      text: `${where}: 429, shared capacity is busy (no limit of the project was hit); slowing to ${Math.round(BARE_DECREASE * 100)} % of the rate achieved and backing the row off, back up within seconds while no 429 follows. Never a daily stop.`,
+    });
+    return { hold: 'slowed', until: undefined, waitMs: details.waitMs, countsAsAttempt: true };
   }
 
   /**

@@ -23,6 +23,15 @@ describe('failureAction: what a failure means for its row', () => {
     expect(failureAction(failure('404-model-not-found.json', 404), ctx())).toEqual({ kind: 'stop' });
   });
 
+  it('a 429 of shared capacity backs the row alone off: at least 1 s (Vertex), doubling, or the server\'s wait', () => {
+    const f = failure('429-vertex-capacity-inferred.json', 429);
+    const slowed = { hold: 'slowed' as const, until: undefined, countsAsAttempt: true };
+    const first = failureAction(f, ctx({ rateLimit: slowed, random: () => 0 }));
+    expect(first).toEqual({ kind: 'retry', delayMs: 1_000, countsAsAttempt: true });
+    expect(failureAction(f, ctx({ sent: 3, rateLimit: slowed, random: () => 0.999 }))).toMatchObject({ delayMs: 7_996 });
+    expect(failureAction(f, ctx({ rateLimit: { ...slowed, waitMs: 30_000 } }))).toMatchObject({ delayMs: 30_000 });
+  });
+
   it('billing exhausted (insufficient_quota) stops the run without touching the row: nothing passes until billing changes', () => {
     expect(failureAction(new BillingFailure('HTTP 429: You exceeded your current quota', 429), ctx({ attempts: 7 }))).toEqual({ kind: 'stop' });
   });

@@ -175,17 +175,19 @@ describe('RateLimitPolicy: each Gemini quotaId (read by the adapter into neutral
 describe('RateLimitPolicy reads neutral details only', () => {
   const hit = (over: Partial<RateLimitDetails['hits'][number]> = {}): RateLimitDetails['hits'][number] => ({ dimension: 'requests', period: 'minute', limit: undefined, id: undefined, ...over });
 
-  it('shared capacity (Vertex DSQ) is never a daily stop, never "no quota", never a lowered limit: it pauses and slows', () => {
+  it('shared capacity (Vertex DSQ) is never a daily stop, never "no quota", never a lowered limit, never a pause: it slows', () => {
     const { limiter, policy, notices } = setup(1_000, 1_000_000);
     const shared: RateLimitDetails = { hits: [hit({ period: 'day', limit: 10 }), hit({ limit: 5 })], waitMs: undefined, noQuota: true, scope: 'shared-capacity' };
     const outcome = policy.onRateLimited(shared, T0, T0);
-    expect(outcome.hold).toBe('paused');
-    expect(outcome.until).toBeLessThanOrEqual(T0 + 1_000);
+    expect(outcome).toEqual({ hold: 'slowed', until: undefined, waitMs: undefined, countsAsAttempt: true });
+    expect(limiter.hold(T0)).toBeUndefined();
     expect(limiter.limits.rpm).toEqual({ value: 1_000, source: 'given' });
     expect(limiter.limits.rpd).toBeUndefined();
     expect(limiter.rateScale).toBeCloseTo(0.85);
-    expect(limiter.hold(T0 + 1_001)).toBeUndefined();
     expect(notices.map((n) => n.key)).toEqual(['shared:p1']);
+    // 429s of requests already in flight when the rate dropped lower nothing again.
+    policy.onRateLimited(shared, T0 + 10, T0 - 100);
+    expect(limiter.rateScale).toBeCloseTo(0.85);
     // And it recovers within seconds while answers come.
     for (let t = T0 + 1_000; t <= T0 + 10_000; t += 1_000) policy.onAnswered(t, t - 100);
     expect(limiter.rateScale).toBe(1);

@@ -6,6 +6,7 @@
 import type { Credential, Provider, ProviderConnection } from '../contract.js';
 import { geminiCatalog, vertexCatalog } from './catalog.js';
 import { OAuth2Client, type GoogleAuthOptions } from 'google-auth-library';
+import { rememberSecret } from '../../config/known-secrets.js';
 import { classifyFailure } from './classify-failure.js';
 import { createGeminiCaller, geminiClient, type GeminiAuth } from './gemini-caller.js';
 
@@ -57,6 +58,7 @@ export function createVertexProvider(connection: ProviderConnection): Provider {
  */
 export function vertexAuthOptions(connection: Pick<ProviderConnection, 'env' | 'accessToken'>): GoogleAuthOptions {
   if (connection.accessToken !== undefined) {
+    rememberSecret(connection.accessToken, 'the access token');
     const client = new OAuth2Client();
     client.setCredentials({ access_token: connection.accessToken, token_type: 'Bearer', expiry_date: Number.MAX_SAFE_INTEGER });
     return { authClient: client };
