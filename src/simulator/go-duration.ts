@@ -10,7 +10,7 @@
  */
 export function goDuration(ms: number): string {
   if (!(ms > 0)) return '0s';
-  const whole = Math.ceil(ms - 1e-9);
+  const whole = Math.max(1, Math.ceil(ms - 1e-9));
   if (whole < 1000) return `${whole}ms`;
   const hours = Math.floor(whole / 3_600_000);
   const minutes = Math.floor((whole % 3_600_000) / 60_000);
