@@ -59,6 +59,12 @@ const scenarios = {
   S9: { title: 'Flex-like: answers after 30–120 s (median 60 s), 5 % 503 sheds', rpm: R10, projects: 1, keysPerProject: 1, told: { rpm: R10 }, rows: N10, latency: { medianMs: 60_000, p99Ms: 120_000, minMs: 30_000, maxMs: 120_000, uplink: NEAR, downlink: NEAR }, faults: { '503': 0.05 }, tools: ['gemini-batch'] },
   S10: { title: 'rolling 300 RPM, 1 % of answers a 429 without details', rpm: R10, projects: 1, keysPerProject: 1, told: { rpm: R10 }, rows: N10, latency: FAST, faults: { '429-bare': 0.01 } },
 };
+// S1 and S3 through --provider openai (issue 13): the simulator in the OpenAI dialect (POST /v1/chat/completions, bearer
+// key from OPENAI_API_KEY), with its x-ratelimit-* and retry-after(-ms) headers on (h) or off (n).
+for (const [id, headers] of [['S1o-h', true], ['S1o-n', false], ['S3o-h', true], ['S3o-n', false]]) {
+  const base = scenarios[id.slice(0, 2)];
+  scenarios[id] = { ...base, title: `${base.title}; --provider openai, headers ${headers ? 'on' : 'off'}`, provider: 'openai', openai: { style: 'openai', rateLimitHeaders: headers, retryAfterHeaders: headers }, tools: ['gemini-batch'] };
+}
 const tools = process.env.BENCH_TOOLS ? process.env.BENCH_TOOLS.split(',').filter((t) => everyTool.includes(t)) : everyTool;
 
 function scenarioJson(id, s) {
@@ -75,6 +81,7 @@ function scenarioJson(id, s) {
     latency: s.latency,
     requestLog: true,
     ...(s.faults ? { faults: s.faults } : {}),
+    ...(s.openai ? { openai: s.openai } : {}),
   };
 }
 
@@ -186,7 +193,10 @@ async function measure(id, s, tool, ready) {
   try {
     if (tool === 'gemini-batch') {
       const told = Object.entries(s.told).flatMap(([flag, value]) => [`--${flag}`, String(value)]);
-      const r = await run(process.execPath, [path.join(root, 'bin', 'gemini-batch.js'), 'classify', 'rows.csv', '--prompt', '{{text}}', '--labels', 'yes,no', '--keys-file', 'keys.txt', '--base-url', sim.url, ...told, '--json'], { cwd: dir });
+      // --provider openai: one bearer key from OPENAI_API_KEY, the OpenAI dialect's /v1 base URL.
+      const credentials = s.provider === 'openai' ? ['--provider', 'openai', '--base-url', `${sim.url}/v1`] : ['--keys-file', 'keys.txt', '--base-url', sim.url];
+      const env = s.provider === 'openai' ? { ...process.env, OPENAI_API_KEY: keyLines[0].split(' ')[1] } : process.env;
+      const r = await run(process.execPath, [path.join(root, 'bin', 'gemini-batch.js'), 'classify', 'rows.csv', '--prompt', '{{text}}', '--labels', 'yes,no', ...credentials, ...told, '--json'], { cwd: dir, env });
       const summary = r.out.trim().split('\n').map((l) => { try { return JSON.parse(l); } catch { return {}; } }).find((e) => e.event === 'summary');
       if (!summary) throw new Error(`gemini-batch gave no summary:\n${r.out.slice(-2000)}`);
       result = { ok: summary.byStatus.ok, failed: summary.total - summary.byStatus.ok, endedAt: r.endedAt, exit: r.code, bound: summary.bound, notices: r.out.split('\n').filter((l) => l.includes('"notice"')).map((l) => JSON.parse(l).text) };

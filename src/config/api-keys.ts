@@ -3,8 +3,8 @@
  *
  * Sources, in order (../shared/DESIGN.md "Keys"): `--keys-file` (one key a line: `KEY` or `PROJECT KEY`; `#` comments),
  * else `GEMINI_API_KEYS` (comma-separated), else `GOOGLE_API_KEY`, else `GEMINI_API_KEY` (the SDK's names; GOOGLE_API_KEY
- * wins, ../shared/reference/gemini-api-facts.md §5.4). Keys of one PROJECT share its quota; a key without a project is
- * a project of its own.
+ * wins, ../shared/reference/gemini-api-facts.md §5.4). For `--provider openai`: `--keys-file`, else `OPENAI_API_KEY` (the
+ * `openai` client's name). Keys of one PROJECT share its quota; a key without a project is a project of its own.
  *
  * A key's value is never printed, logged or written: everything user-facing shows {@link ApiKey.alias}.
  */
@@ -21,9 +21,17 @@ export interface ApiKey {
   readonly project: string;
 }
 
-/** Loads the keys; see the module comment for the sources. */
-export async function loadApiKeys(keysFile: string | undefined, env: NodeJS.ProcessEnv): Promise<ApiKey[]> {
+/**
+ * Loads the keys; see the module comment for the sources.
+ * @param family whose environment variables to read: Gemini's, or OPENAI_API_KEY.
+ */
+export async function loadApiKeys(keysFile: string | undefined, env: NodeJS.ProcessEnv, family: 'gemini' | 'openai' = 'gemini'): Promise<ApiKey[]> {
   if (keysFile !== undefined) return parseKeysFile(await readKeysFile(keysFile), keysFile);
+  if (family === 'openai') {
+    const key = env.OPENAI_API_KEY?.trim();
+    if (key) return [makeKey(key, 0, undefined)];
+    throw new UsageError('KEYS_MISSING', 'No API key for --provider openai. Set OPENAI_API_KEY, or give --keys-file FILE (one key a line, or "PROJECT KEY"); or try --simulate.');
+  }
   const list = env.GEMINI_API_KEYS?.split(',').map((k) => k.trim()).filter((k) => k.length > 0);
   if (list && list.length > 0) return dedupe(list.map((value, i) => makeKey(value, i, undefined)), 'GEMINI_API_KEYS');
   const single = env.GOOGLE_API_KEY?.trim() || env.GEMINI_API_KEY?.trim();

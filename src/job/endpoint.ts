@@ -4,7 +4,9 @@
  * or the scenario of `--simulate-config`).
  *
  * Credentials: for `gemini` the API keys (--keys-file, GEMINI_API_KEYS, GOOGLE_API_KEY / GEMINI_API_KEY; one pool
- * per key); for `vertex` Application Default Credentials (one pool, `adc`, in the --project quota project).
+ * per key); for `openai` bearer keys (--keys-file, else OPENAI_API_KEY); for `vertex` Application Default Credentials
+ * (one pool, `adc`, in the --project quota project). With --simulate and `openai`, the simulator's OpenAI dialect at
+ * `http://127.0.0.1:PORT/v1`.
  */
 import type { ClassifyConfig } from '../config/classify-config.js';
 import { loadApiKeys, makeKey, type ApiKey } from '../config/api-keys.js';
@@ -36,11 +38,32 @@ export interface Endpoint {
   limits: { rpm?: number; tpm?: number; rpd?: number } | undefined;
   /** For the run's header: `simulator http://127.0.0.1:PORT`, or the provider's endpoint. */
   description: string;
+  /** Sends the provider's notices (../providers/contract.ts ProviderConnection.notice) to `listener` from now on. */
+  onNotice(listener: (text: string) => void): void;
   close(): Promise<void>;
 }
 
+/** Holds the provider's notices until the run says where they go. */
+function noticeRelay(): { notice: (text: string) => void; onNotice: (listener: (text: string) => void) => void } {
+  let target: ((text: string) => void) | undefined;
+  const held: string[] = [];
+  return {
+    notice: (text) => (target ? target(text) : held.push(text)),
+    onNotice: (listener) => {
+      target = listener;
+      for (const text of held.splice(0)) listener(text);
+    },
+  };
+}
+
 /** The provider of `config` at `baseUrl`, not started yet (plan reads its identity and counts tokens with it). */
-export function connectProvider(config: ClassifyConfig, env: NodeJS.ProcessEnv, baseUrl: string | undefined, accessToken?: string): Promise<Provider> {
+export function connectProvider(
+  config: ClassifyConfig,
+  env: NodeJS.ProcessEnv,
+  baseUrl: string | undefined,
+  accessToken?: string,
+  notice?: (text: string) => void,
+): Promise<Provider> {
   return createProvider(config.provider, {
     ...(baseUrl !== undefined ? { baseUrl } : {}),
     ...(config.project !== undefined ? { project: config.project } : {}),
@@ -48,6 +71,7 @@ export function connectProvider(config: ClassifyConfig, env: NodeJS.ProcessEnv, 
     timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     env,
     ...(accessToken !== undefined ? { accessToken } : {}),
+    ...(notice ? { notice } : {}),
   });
 }
 
@@ -57,16 +81,17 @@ export function connectProvider(config: ClassifyConfig, env: NodeJS.ProcessEnv, 
  */
 export async function resolveEndpoint(config: ClassifyConfig, env: NodeJS.ProcessEnv): Promise<Endpoint> {
   if (!config.simulate) {
-    const keys = config.provider === 'vertex' ? [] : await loadApiKeys(config.keysFile, env);
-    const provider = await connectProvider(config, env, config.baseUrl);
-    return { provider, ...credentialsOf(config, keys), limits: undefined, description: provider.describeEndpoint(), close: async () => undefined };
+    const keys = config.provider === 'vertex' ? [] : await loadApiKeys(config.keysFile, env, config.provider === 'openai' ? 'openai' : 'gemini');
+    const relay = noticeRelay();
+    const provider = await connectProvider(config, env, config.baseUrl, undefined, relay.notice);
+    return { provider, ...credentialsOf(config, keys), limits: undefined, description: provider.describeEndpoint(), onNotice: relay.onNotice, close: async () => undefined };
   }
   const sim = await import('../simulator/index.js');
   const scenario = config.simulateConfig !== undefined ? sim.loadScenario(config.simulateConfig) : sim.generousScenario();
   const scenarioKeys = scenario.projects.flatMap((p) => p.keys.filter((k) => !k.leaked).map((k) => ({ value: k.key, project: p.id })));
   const apiKeys: ApiKey[] =
     config.keysFile !== undefined
-      ? await loadApiKeys(config.keysFile, env)
+      ? await loadApiKeys(config.keysFile, env, config.provider === 'openai' ? 'openai' : 'gemini')
       : scenarioKeys.length > 0
         ? scenarioKeys.map((k, i) => makeKey(k.value, i, k.project))
         : [makeKey('simulated-key-1', 0, scenario.defaultProject)];
@@ -75,13 +100,17 @@ export async function resolveEndpoint(config: ClassifyConfig, env: NodeJS.Proces
   // The generous simulator's quota is known, so the client may use all of it; a scenario is a rehearsal of a real
   // account, so its limits are learned the way they would be there.
   const known = generous ? scenario.projects.find((p) => p.id === scenario.defaultProject)?.limits['*'] : undefined;
+  const relay = noticeRelay();
   // Vertex sends the simulator a bearer token instead of Application Default Credentials': a key the scenario knows.
-  const provider = await connectProvider(config, env, handle.url, config.provider === 'vertex' ? (apiKeys[0]?.value ?? 'simulated-access-token') : undefined);
+  // The simulator serves every dialect on one port; the OpenAI client's base URL ends in /v1 (POST /v1/chat/completions).
+  const accessToken = config.provider === 'vertex' ? (apiKeys[0]?.value ?? 'simulated-access-token') : undefined;
+  const provider = await connectProvider(config, env, config.provider === 'openai' ? `${handle.url}/v1` : handle.url, accessToken, relay.notice);
   return {
     provider,
     ...credentialsOf(config, apiKeys),
     limits: known ? { ...(known.rpm !== undefined ? { rpm: known.rpm } : {}), ...(known.tpm !== undefined ? { tpm: known.tpm } : {}), ...(known.rpd !== undefined ? { rpd: known.rpd } : {}) } : undefined,
     description: `simulator ${handle.url}${generous ? ' (generous quota)' : ` (${config.simulateConfig})`}`,
+    onNotice: relay.onNotice,
     close: () => handle.close(),
   };
 }

@@ -95,6 +95,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     notices.add(notice.key);
     reporter.notice(redactSecrets(notice.text));
   };
+  endpoint.onNotice((text) => notify({ key: `provider:${text}`, text }));
   const { gates, pools, onKeyRefused } = buildPools(config, endpoint, daily, notify);
   const estimator = new TokenEstimator();
   const judge = answerJudge(prepared.mode);
@@ -121,6 +122,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     }),
     estimator,
     buildRequest: prepared.build,
+    ...(endpoint.provider.quotaTokens ? { extraQuotaTokens: endpoint.provider.quotaTokens.bind(endpoint.provider) } : {}),
     judge: (_item, answer) => judge(answer),
     onFinished: record,
     onNotice: notify,

@@ -238,6 +238,11 @@ export interface ProviderConnection {
    * Credentials) — the built-in simulator's, or a test's. Never shown.
    */
   accessToken?: string;
+  /**
+   * Receives what the adapter has to tell the user once (e.g. the OpenAI adapter stepping down a field the server
+   * refused); shown as a notice. Never given a credential.
+   */
+  notice?: (text: string) => void;
 }
 
 /** A provider, connected: callers per credential and what the manifest records of it. */
@@ -248,6 +253,12 @@ export interface Provider extends ProviderCatalog {
   identity(): { provider: ProviderName; endpoint: string };
   /** A caller sending with `credential`. */
   caller(credential: Credential): ModelCaller;
+  /**
+   * Tokens the server charges to its TPM for `request` beyond the prompt, counted up front whatever the answer uses
+   * (OpenAI-style servers count max_tokens, batch-openai-vertex-facts.md §b.2); the scheduler reserves them with the
+   * prompt's. Absent: the server counts input tokens only (Gemini).
+   */
+  quotaTokens?(request: ModelRequest): number;
   /**
    * Counts the input tokens of `prompts`, each its own user turn, in one call (`plan --count-tokens`); absent when the
    * provider cannot.

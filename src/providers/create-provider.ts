@@ -10,9 +10,9 @@
  *
  * Adapters are loaded when asked for, so a run loads only its own provider's client.
  */
-import { UsageError } from '../errors.js';
 import type { Provider, ProviderCatalog, ProviderConnection, ProviderName } from './contract.js';
 import { geminiCatalog, vertexCatalog } from './gemini/catalog.js';
+import { openAiCatalog } from './openai/catalog.js';
 
 /** The names `--provider` accepts, the default first. */
 export const PROVIDER_NAMES: readonly ProviderName[] = ['gemini', 'openai', 'vertex'];
@@ -22,7 +22,7 @@ export const DEFAULT_PROVIDER: ProviderName = 'gemini';
 
 /**
  * What is known of a provider's models, its daily-quota calendar and prices, without connecting.
- * @throws UsageError `PROVIDER_UNAVAILABLE` for a provider not built yet.
+ *
  */
 export function providerCatalog(name: ProviderName): ProviderCatalog {
   switch (name) {
@@ -31,8 +31,7 @@ export function providerCatalog(name: ProviderName): ProviderCatalog {
     case 'vertex':
       return vertexCatalog;
     case 'openai':
-      // Slot for the OpenAI adapter (src/providers/openai/): its catalog (model knowledge, UTC days, prices).
-      throw notYet();
+      return openAiCatalog;
   }
 }
 
@@ -47,11 +46,6 @@ export async function createProvider(name: ProviderName, connection: ProviderCon
     case 'vertex':
       return (await import('./gemini/provider.js')).createVertexProvider(connection);
     case 'openai':
-      // Slot for the OpenAI adapter: `(await import('./openai/provider.js')).createOpenAiProvider(connection)`.
-      throw notYet();
+      return (await import('./openai/provider.js')).createOpenAiProvider(connection);
   }
-}
-
-function notYet(): UsageError {
-  return new UsageError('PROVIDER_UNAVAILABLE', '--provider openai is not available in this version yet; use gemini or vertex.');
 }

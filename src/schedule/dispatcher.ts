@@ -67,6 +67,11 @@ export interface DispatcherOptions {
   estimator: TokenEstimator;
   /** Builds the request of a row. */
   buildRequest(cells: readonly string[], variant: RequestVariant | undefined): ModelRequest;
+  /**
+   * Tokens the server charges to its TPM for a request beyond the prompt (Provider.quotaTokens: OpenAI-style servers
+   * count max_tokens up front): reserved with the prompt's estimate and kept after the answer. Absent: none.
+   */
+  extraQuotaTokens?: (request: ModelRequest) => number;
   /** Makes sense of an HTTP 200 answer. */
   judge(item: WorkItem, answer: ModelAnswer): Verdict;
   /** Receives each finished row exactly once (the journal). */
@@ -335,7 +340,8 @@ export class Dispatcher {
     | { kind: 'wait-slot' }
     | { kind: 'too-large'; tokens: number; limit: number }
     | { kind: 'blocked'; end: DispatchEnd } {
-    const tokens = this.#o.estimator.estimate(item.features);
+    const extra = this.#o.extraQuotaTokens?.(this.#o.buildRequest(item.cells, item.variant)) ?? 0;
+    const tokens = this.#o.estimator.estimate(item.features) + extra;
     const open = new Map<string, ProjectGate>();
     const parked: Array<{ until: number; reason: string }> = [];
     const reasons: string[] = [];
@@ -470,7 +476,10 @@ export class Dispatcher {
     this.#timeout.answered(now - reservation.at);
     this.#health.onAnswer(item.row, now);
     const inputTokens = answer.usage.inputTokens;
-    gate.limiter.settle(reservation, inputTokens, now);
+    // The server keeps what it charged up front beyond the prompt (max_tokens), whatever the answer used.
+    const extra = this.#o.extraQuotaTokens?.(request) ?? 0;
+    gate.limiter.settle(reservation, inputTokens > 0 ? inputTokens + extra : 0, now);
+    if (answer.limits) gate.policy.onLimitHints(answer.limits, now);
     if (inputTokens > 0) {
       this.#o.estimator.observe(item.features, inputTokens);
       gate.limiter.setEstimateError(this.#o.estimator.relativeError);

@@ -26,6 +26,7 @@
  * decides, never the delay alone. A limit that is only the model's default (no --rpm/--tpm given, no quotaValue seen)
  * is probed upward (+25 % a minute) while the window is nearly full and no 429 comes.
  */
+import type { LimitHints } from '../providers/contract.js';
 import type { RateLimitDetails, RateLimitHit } from '../providers/failures.js';
 import { equalJitterDelay, serverDelayWithJitter } from './backoff.js';
 import { MEANINGFUL_INTERVAL_MS, type ProjectLimiter } from './project-limiter.js';
@@ -229,6 +230,25 @@ export class RateLimitPolicy {
       if (tpm.source === 'default' && usage.tokens >= 0.9 * limiter.tpmTarget) limiter.adoptLimit('tpm', Math.ceil(tpm.value * PROBE_FACTOR), 'default');
       this.#lastStep = now;
     }
+  }
+
+  /**
+   * Learns from the limits an answer's headers announced (x-ratelimit-limit-requests/-tokens, OpenAI-style servers,
+   * batch-openai-vertex-facts.md §b.2) as from a 429's quotaValue: a server figure below ours, or in place of a default,
+   * becomes the limit (said once). Tokens are as the server counts them (prompt plus max_tokens, which the limiter
+   * reserves too). The remaining and reset figures are not used: the rolling window already holds the same count.
+   */
+  onLimitHints(hints: LimitHints, now: number): void {
+    const requests = hints.requests?.limit;
+    const tokens = hints.tokens?.limit;
+    if (requests !== undefined) this.#learnHint('rpm', requests, 'x-ratelimit-limit-requests', now);
+    if (tokens !== undefined) this.#learnHint('tpm', tokens, 'x-ratelimit-limit-tokens', now);
+  }
+
+  #learnHint(dimension: 'rpm' | 'tpm', value: number, id: string, now: number): void {
+    const limit = this.#limiter.limits[dimension];
+    if (limit.value === value && limit.source !== 'default') return;
+    if (this.#learn(dimension, { dimension: dimension === 'rpm' ? 'requests' : 'input-tokens', period: 'minute', limit: value, id })) this.#lastAdaptation = now;
   }
 
   /** Lowers the rate scale to `scale` (never raises it) and says how it recovers. */

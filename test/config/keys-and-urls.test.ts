@@ -5,7 +5,7 @@ import { checkBaseUrl } from '../../src/config/base-url.js';
 import { redactSecrets, redactSecretsDeep } from '../../src/config/known-secrets.js';
 import { InputError, UsageError } from '../../src/errors.js';
 import { failureForStatus } from '../../src/providers/gemini/classify-failure.js';
-import { parseRpcStatus } from '../../src/providers/gemini/rpc-status.js';
+import { parseRpcStatus } from '../../src/providers/google-rpc-status.js';
 import { fixtureText } from '../support/fixtures.js';
 
 const KEY = 'AIzaSyQ9unitTestKeyValueForRedaction-0Zq';

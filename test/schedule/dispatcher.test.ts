@@ -3,7 +3,7 @@ import type { ModelAnswer, ModelCaller } from '../../src/providers/contract.js';
 import { TimeoutFailure } from '../../src/providers/failures.js';
 import { failureForStatus } from '../../src/providers/gemini/classify-failure.js';
 import { PACIFIC_DAY } from '../../src/providers/gemini/quota-day.js';
-import { parseRpcStatus } from '../../src/providers/gemini/rpc-status.js';
+import { parseRpcStatus } from '../../src/providers/google-rpc-status.js';
 import { Dispatcher, type DispatchEnd, type KeyPool, type ProjectGate } from '../../src/schedule/dispatcher.js';
 import { UNREACHABLE_AFTER } from '../../src/schedule/endpoint-health.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';

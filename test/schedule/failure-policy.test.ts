@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BillingFailure, CancelledFailure, ConnectionFailure, TimeoutFailure } from '../../src/providers/failures.js';
 import { failureForStatus } from '../../src/providers/gemini/classify-failure.js';
-import { parseRpcStatus } from '../../src/providers/gemini/rpc-status.js';
+import { parseRpcStatus } from '../../src/providers/google-rpc-status.js';
 import { BACKOFF_CAP_MS } from '../../src/schedule/backoff.js';
 import { EndpointHealth, SAME_REFUSAL_LIMIT, refusalOf } from '../../src/schedule/endpoint-health.js';
 import { failureAction, type FailureContext } from '../../src/schedule/failure-policy.js';

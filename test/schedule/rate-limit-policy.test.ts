@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PACIFIC_DAY } from '../../src/providers/gemini/quota-day.js';
 import type { RateLimitDetails } from '../../src/providers/failures.js';
-import { readRateLimitDetails } from '../../src/providers/gemini/quota-failure.js';
-import { parseRpcStatus } from '../../src/providers/gemini/rpc-status.js';
+import { readRateLimitDetails } from '../../src/providers/google-quota-failure.js';
+import { parseRpcStatus } from '../../src/providers/google-rpc-status.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import type { LimitSource } from '../../src/schedule/quota-limits.js';
 import { RateLimitPolicy, type Notice } from '../../src/schedule/rate-limit-policy.js';
@@ -205,5 +205,23 @@ describe('RateLimitPolicy reads neutral details only', () => {
     const outcome = policy.onRateLimited({ hits: [hit({ dimension: 'input-tokens', period: 'day' })], waitMs: 2_000, noQuota: false, scope: 'project' }, T0);
     expect(outcome).toEqual({ hold: 'parked', until: PACIFIC_DAY.nextBoundary(T0), countsAsAttempt: false });
     expect(limiter.hold(T0 + 3_000)?.kind).toBe('parked');
+  });
+});
+
+describe('RateLimitPolicy.onLimitHints: the x-ratelimit-limit-* headers of answers (OpenAI-style servers)', () => {
+  it('a default limit gives way to the server\'s figure, higher or lower, said once; a figure above a given limit is ignored', () => {
+    const { limiter, policy, notices } = setup(60, 250_000, 'default');
+    policy.onLimitHints({ requests: { limit: 5_000, remaining: 4_999, resetMs: 12 }, tokens: { limit: 2_000_000 } }, T0);
+    expect(limiter.limits.rpm).toEqual({ value: 5_000, source: 'learned' });
+    expect(limiter.limits.tpm).toEqual({ value: 2_000_000, source: 'learned' });
+    for (let i = 1; i < 5; i++) policy.onLimitHints({ requests: { limit: 5_000 }, tokens: { limit: 2_000_000 } }, T0 + i);
+    expect(notices.filter((n) => n.key.startsWith('learned:'))).toHaveLength(2);
+    expect(notices[0]!.text).toContain("the server's figure for x-ratelimit-limit-requests");
+
+    const given = setup(100, 1_000_000, 'given');
+    given.policy.onLimitHints({ requests: { limit: 5_000 } }, T0);
+    expect(given.limiter.limits.rpm).toEqual({ value: 100, source: 'given' });
+    given.policy.onLimitHints({ requests: { limit: 40 } }, T0);
+    expect(given.limiter.limits.rpm).toEqual({ value: 40, source: 'learned' });
   });
 });

@@ -3,8 +3,8 @@
  * lognormal generation times; and 429s without details injected as a fault.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { readRateLimitDetails } from '../../src/providers/gemini/quota-failure.js';
-import { parseRpcStatus } from '../../src/providers/gemini/rpc-status.js';
+import { readRateLimitDetails } from '../../src/providers/google-quota-failure.js';
+import { parseRpcStatus } from '../../src/providers/google-rpc-status.js';
 import { seededRandom, delayMs } from '../../src/simulator/random.js';
 import { parseScenario, startSimulator, type SimLogEntry, type SimStats, type SimulatorHandle } from '../../src/simulator/index.js';
 import { enumRequest, fixture, generate, scenario } from './helpers.js';

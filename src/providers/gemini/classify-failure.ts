@@ -20,8 +20,8 @@ import {
   RequestFailure,
   ServerFailure,
 } from '../failures.js';
-import { bareRateLimit, readRateLimitDetails } from './quota-failure.js';
-import { parseRpcStatus, type RpcStatus } from './rpc-status.js';
+import { bareRateLimit, readRateLimitDetails } from '../google-quota-failure.js';
+import { parseRpcStatus, type RpcStatus } from '../google-rpc-status.js';
 
 /**
  * Classifies a thrown value. Every text the failure carries (message, parsed body) has the known keys replaced by

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readRateLimitDetails, meaningOfQuotaId, parseDurationMs } from '../../../src/providers/gemini/quota-failure.js';
-import { parseRpcStatus } from '../../../src/providers/gemini/rpc-status.js';
+import { readRateLimitDetails, meaningOfQuotaId, parseDurationMs } from '../../../src/providers/google-quota-failure.js';
+import { parseRpcStatus } from '../../../src/providers/google-rpc-status.js';
 import { classifyFailure, failureForStatus } from '../../../src/providers/gemini/classify-failure.js';
 import {
   ConnectionFailure,

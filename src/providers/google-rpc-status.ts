@@ -1,4 +1,6 @@
 /**
+ * Shared by the Gemini adapter and the OpenAI adapter (Gemini's compatibility endpoint): no SDK here.
+ *
  * Reading Google's error envelope (google.rpc.Status as JSON) from whatever text carried it.
  *
  * Quirks handled, each seen in real traffic (../shared/reference/gemini-api-facts.md §2.1, §5.2, §7):

@@ -8,9 +8,12 @@
  *
  * On Vertex AI (Dynamic Shared Quota, docs/providers.md "Vertex AI") a 429 without QuotaFailure details is shared
  * capacity running short, not a limit of the project: `scope: 'shared-capacity'`.
+ *
+ * Shared by two adapters (no SDK here): the Gemini adapter, and the OpenAI adapter for Gemini's compatibility endpoint,
+ * whose errors are these same Google envelopes wrapped in a JSON array (gemini-api-facts.md §7).
  */
-import type { RateLimitDetails, RateLimitHit } from '../failures.js';
-import type { RpcStatus } from './rpc-status.js';
+import type { RateLimitDetails, RateLimitHit } from './failures.js';
+import type { RpcStatus } from './google-rpc-status.js';
 
 /** The dimension and period a quotaId names. */
 export interface QuotaIdMeaning {
