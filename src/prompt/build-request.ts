@@ -45,16 +45,20 @@ export function requestBuilder(settings: RequestSettings): (cells: readonly stri
     : settings.schema
       ? { kind: 'json', schema: settings.schema, name: SCHEMA_NAME }
       : { kind: 'text' };
-  const base: Omit<ModelRequest, 'prompt'> = {
+  const reasoning: ModelRequest['reasoning'] = settings.thinkingBudget !== undefined ? { budgetTokens: settings.thinkingBudget } : 'least';
+  const examples = settings.examples && settings.examples.length > 0 ? settings.examples : undefined;
+  // One literal per request, every key always present: a spread of a prepared object plus the prompt measured 1.7 µs a
+  // row on node 20, this literal 0.1–0.2 µs (bench/request-path.mjs).
+  return (cells, variant) => ({
     model: settings.model,
+    system: settings.system,
+    examples,
+    prompt: settings.template.render(cells),
     output,
+    maxOutputTokens: settings.maxOutputTokens,
     temperature: settings.temperature,
-    reasoning: settings.thinkingBudget !== undefined ? { budgetTokens: settings.thinkingBudget } : 'least',
-  };
-  if (settings.system !== undefined) base.system = settings.system;
-  if (settings.maxOutputTokens !== undefined) base.maxOutputTokens = settings.maxOutputTokens;
-  if (settings.examples && settings.examples.length > 0) base.examples = settings.examples;
-  if (settings.serviceTier !== undefined) base.serviceTier = settings.serviceTier;
-  const moreRoom = { ...base, moreRoom: true };
-  return (cells, variant) => ({ ...(variant?.moreOutput ? moreRoom : base), prompt: settings.template.render(cells) });
+    reasoning,
+    moreRoom: variant?.moreOutput === true,
+    serviceTier: settings.serviceTier,
+  });
 }

@@ -47,21 +47,15 @@ export function createGeminiCaller(options: GeminiCallerOptions): ModelCaller {
   return {
     generate(request: ModelRequest, { signal, onUploaded, timeoutMs = options.timeoutMs }: GenerateOptions = {}): Promise<ModelAnswer> {
       const call = geminiCall(request);
+      // The SDK's documented per-request override: the same transport, told whom to report the upload to.
+      if (onUploaded) call.config.httpOptions = { fetch: reportingTransport(onUploaded) };
       return sendWithDeadline(
         signal,
         timeoutMs,
-        async (abortSignal) =>
-          readAnswer(
-            await ai.models.generateContent({
-              ...call,
-              config: {
-                ...call.config,
-                abortSignal,
-                // The SDK's documented per-request override: the same transport, told whom to report the upload to.
-                ...(onUploaded ? { httpOptions: { fetch: reportingTransport(onUploaded) } } : {}),
-              },
-            }),
-          ),
+        async (abortSignal) => {
+          call.config.abortSignal = abortSignal;
+          return readAnswer(await ai.models.generateContent(call));
+        },
         (error) => classifyFailure(error, sharedQuota),
       );
     },

@@ -14,11 +14,11 @@ import { modelProfile, type ThinkingConfig } from './model-profiles.js';
 /** Room for an enum answer in maxOutputTokens, tokens: a label needs a few; the thinking budget is added on top. */
 export const ENUM_MAX_OUTPUT_TOKENS = 512;
 
-/** One generateContent call's parameters, without the per-call abort signal and transport. */
+/** One generateContent call's parameters: fresh objects each call, so the caller may add its abort signal and transport. */
 export interface GeminiCall {
   model: string;
   contents: string | Content[];
-  config: Omit<GenerateContentConfig, 'abortSignal' | 'httpOptions'>;
+  config: GenerateContentConfig;
 }
 
 /**

@@ -44,8 +44,22 @@ export interface ModelProfile {
 /** docs/rate-limits.md "Input limits": every current Gemini model. */
 export const GEMINI_INPUT_TOKEN_LIMIT = 1_048_576;
 
-/** Looks a model id up by family; unknown ids get conservative defaults and no thinking config. */
+const profiles = new Map<string, ModelProfile>();
+
+/**
+ * Looks a model id up by family; unknown ids get conservative defaults and no thinking config. Remembered per id: every
+ * request asks (./gemini-request.ts). Treat the result as read-only.
+ */
 export function modelProfile(model: string): ModelProfile {
+  let profile = profiles.get(model);
+  if (profile === undefined) {
+    profile = lookUp(model);
+    profiles.set(model, profile);
+  }
+  return profile;
+}
+
+function lookUp(model: string): ModelProfile {
   const profile = familyProfile(model);
   const tier1 = publishedLimits(profile.id, '1');
   return tier1.kind === 'published'
@@ -62,7 +76,7 @@ export function geminiModelInfo(model: string): ModelInfo {
     canTurnOffReasoning: p.canDisableThinking,
     minReasoningBudget: p.minThinkingBudget,
     leastReasoningTokens: p.thinking === undefined ? 0 : 'thinkingBudget' in p.thinking ? p.thinking.thinkingBudget : undefined,
-    defaultLimits: p.defaultLimits,
+    defaultLimits: { ...p.defaultLimits },
     defaultLimitsSource: p.defaultLimitsSource,
     price: geminiPrice(p.id),
   };

@@ -88,7 +88,7 @@ describe('geminiCall', () => {
       maxOutputTokens: undefined,
       thinkingBudget: 1024,
     });
-    expect(build(['x'])).toEqual({ model: 'gemini-2.5-flash', prompt: 'x', output: { kind: 'labels', labels: ['a', 'b'] }, temperature: 0, reasoning: { budgetTokens: 1024 } });
+    expect(build(['x'])).toEqual({ model: 'gemini-2.5-flash', prompt: 'x', output: { kind: 'labels', labels: ['a', 'b'] }, temperature: 0, reasoning: { budgetTokens: 1024 }, moreRoom: false });
     expect(build(['x'], { moreOutput: true }).moreRoom).toBe(true);
     expect(geminiCall(build(['x'])).config.maxOutputTokens).toBe(512 + 1024);
   });
