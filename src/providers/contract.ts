@@ -164,6 +164,8 @@ export interface Credential {
  * (./gemini/quota-day.ts); the limiter and the request log count per {@link QuotaDay.dayOf}.
  */
 export interface QuotaDay {
+  /** How messages name the days' zone: `PT` (Pacific time), `UTC`. */
+  readonly zone: string;
   /** The quota day an instant (ms since epoch) falls in, `YYYY-MM-DD` in the provider's zone. */
   dayOf(ms: number): string;
   /** The next day boundary strictly after `ms`, ms since epoch. */

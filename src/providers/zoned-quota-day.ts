@@ -48,6 +48,7 @@ export function zonedQuotaDay(zone: string, label: string): QuotaDay {
     return Math.round((ms - (ms % 1000) - asUtc) / 60_000) * 60_000;
   };
   return {
+    zone: label,
     dayOf,
     nextBoundary(ms) {
       const w = wallClock(ms);

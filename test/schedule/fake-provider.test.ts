@@ -21,6 +21,7 @@ const T0 = Date.parse('2026-11-29T12:00:00Z');
 
 /** A provider calendar of its own: days in UTC. */
 const utcDay: QuotaDay = {
+  zone: 'UTC',
   dayOf: (ms) => new Date(ms).toISOString().slice(0, 10),
   nextBoundary: (ms) => (Math.floor(ms / 86_400_000) + 1) * 86_400_000,
   clock: (ms) => new Date(ms).toISOString(),
