@@ -29,10 +29,12 @@ export interface LimitUsed {
 export type Binding =
   /** A per-minute limit: the job takes `minutes` at the quota's full rate. */
   | { dimension: 'RPM' | 'TPM'; minutes: number }
-  /** RPD: more requests than a day allows, so the job spans `days` Pacific days (per-minute pace alone: `minutes`). */
+  /** RPD: more requests than a day allows, so the job spans `days` quota days (per-minute pace alone: `minutes`). */
   | { dimension: 'RPD'; days: number; minutes: number };
 
 export interface JobEstimate {
+  /** The zone the provider's quota days follow (QuotaDay.zone: `PT`, `UTC`). */
+  dayZone: string;
   rows: number;
   /** Rows with a result in the job directory already. */
   done: number;
@@ -174,6 +176,7 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
   const perMinute: Binding = minutesUnderTpm > minutesUnderRpm ? { dimension: 'TPM', minutes: minutesUnderTpm } : { dimension: 'RPM', minutes: minutesUnderRpm };
   const binding: Binding = daysUnderRpd !== undefined && daysUnderRpd > 1 ? { dimension: 'RPD', days: Math.ceil(daysUnderRpd), minutes: perMinute.minutes } : perMinute;
   return {
+    dayZone: catalog.quotaDay.zone,
     rows,
     done,
     tooLong,

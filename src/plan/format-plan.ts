@@ -38,12 +38,12 @@ export function formatPlan(e: JobEstimate, head: { input: string; description: s
   return lines;
 }
 
-/** What bounds the job's duration, in the unit it bounds it in (RPD → Pacific days). */
+/** What bounds the job's duration, in the unit it bounds it in (RPD → the provider's quota days: Pacific for Gemini). */
 function bindingLine(e: JobEstimate): string {
   const b = e.binding;
   if (b.dimension === 'RPD') {
     const perDay = formatCount((e.limits.rpd?.value ?? 0) * e.projects);
-    return `binding: RPD → the job spans ${formatCount(b.days)} Pacific days (${perDay} requests a day across ${e.projects === 1 ? 'the project' : `${e.projects} projects`}; the per-minute limits alone would take ${formatDuration(b.minutes * 60_000)})`;
+    return `binding: RPD → the job spans ${formatCount(b.days)} ${e.dayZone === 'PT' ? 'Pacific' : e.dayZone} days (${perDay} requests a day across ${e.projects === 1 ? 'the project' : `${e.projects} projects`}; the per-minute limits alone would take ${formatDuration(b.minutes * 60_000)})`;
   }
   return `binding: ${b.dimension} → about ${formatDuration(b.minutes * 60_000)} at the quota's full rate`;
 }
