@@ -4,7 +4,7 @@
  */
 import type { Journal } from '../journal/journal.js';
 import type { RowTokens } from '../journal/journal-entry.js';
-import { requestCost, type ModelPrice } from '../plan/price.js';
+import { BILLING_TIERS, tierCost, type BillingTier, type ModelPrice } from '../plan/price.js';
 import type { TokenTotals } from '../report/progress-snapshot.js';
 import { ROW_STATUSES, type RowStatus } from '../row-status.js';
 
@@ -26,8 +26,10 @@ export class JobTally {
   readonly resumed: number;
   /** Rows finished by this run. */
   finishedThisRun = 0;
-  /** USD at list price, when the model's price is known. */
+  /** USD at list price, each row's tokens at the tier that served them (JournalEntry.tier), when the model's price is known. */
   costUsd: number | undefined;
+  /** Rows with a result by the billing tier their tokens are counted at (this run and earlier ones). */
+  readonly byTier: Record<BillingTier, number>;
   readonly #price: ModelPrice | undefined;
 
   /** @param total rows of the job (records, or --limit); journal rows past it are not counted. */
@@ -44,18 +46,24 @@ export class JobTally {
     this.resumed = this.done;
     const t = journal.totals();
     this.tokens = { input: t.input, output: t.output, thoughts: t.thoughts };
+    const byTier = journal.tierTotals();
     // With --limit, results of rows past it (an earlier, longer run) are not this job's: take their tokens out.
     if (journal.size > this.done) {
       for (const row of journal.rows()) {
         if (row < total) continue;
         const entry = journal.get(row);
         if (!entry) continue;
-        this.tokens.input -= entry.tokens.input;
-        this.tokens.output -= entry.tokens.output;
-        this.tokens.thoughts -= entry.tokens.thoughts;
+        const tier = byTier[entry.tier ?? 'standard'];
+        for (const sums of [this.tokens, tier]) {
+          sums.input -= entry.tokens.input;
+          sums.output -= entry.tokens.output;
+          sums.thoughts -= entry.tokens.thoughts;
+        }
+        tier.rows--;
       }
     }
-    this.costUsd = price ? requestCost(price, this.tokens.input, this.tokens.output + this.tokens.thoughts) : undefined;
+    this.byTier = Object.fromEntries(BILLING_TIERS.map((tier) => [tier, byTier[tier].rows])) as Record<BillingTier, number>;
+    this.costUsd = price ? BILLING_TIERS.reduce((sum, tier) => sum + tierCost(price, tier, byTier[tier].input, byTier[tier].output + byTier[tier].thoughts), 0) : undefined;
   }
 
   /**
@@ -75,17 +83,24 @@ export class JobTally {
     };
   }
 
-  /** A row finished: `previous` is its status before (undefined when it had none). */
-  finish(previous: RowStatus | undefined, status: RowStatus, usage: RowTokens): void {
+  /**
+   * A row finished: `previous` is its status before (undefined when it had none) and `previousTier` the tier its earlier
+   * result was counted at; `usage` are this run's tokens of the row, billed at `tier`.
+   */
+  finish(previous: RowStatus | undefined, status: RowStatus, usage: RowTokens, tier: BillingTier = 'standard', previousTier?: BillingTier): void {
     if (previous === undefined) {
       this.byStatus.pending--;
       this.done++;
-    } else this.byStatus[previous]--;
+    } else {
+      this.byStatus[previous]--;
+      this.byTier[previousTier ?? 'standard']--;
+    }
     this.byStatus[status]++;
+    this.byTier[tier]++;
     this.tokens.input += usage.input;
     this.tokens.output += usage.output;
     this.tokens.thoughts += usage.thoughts;
-    if (this.#price && this.costUsd !== undefined) this.costUsd += requestCost(this.#price, usage.input, usage.output + usage.thoughts);
+    if (this.#price && this.costUsd !== undefined) this.costUsd += tierCost(this.#price, tier, usage.input, usage.output + usage.thoughts);
     this.finishedThisRun++;
   }
 }

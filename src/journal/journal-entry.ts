@@ -2,6 +2,7 @@
  * One line of the job's journal (`<job-dir>/journal.jsonl`): the result of one finished row.
  * The contract between the job and src/journal.
  */
+import type { BillingTier } from '../providers/contract.js';
 import type { RowStatus } from '../row-status.js';
 
 /** Token counts of a row, from usageMetadata summed over its attempts (tokens). */
@@ -36,6 +37,11 @@ export interface JournalEntry {
   attempts: number;
   /** Alias of the key that answered last (`key-1 …x7Qa`), never the key. */
   key: string | null;
+  /**
+   * The billing tier the row's tokens are counted at: the tier its answers were served at (the dearer one when they
+   * differ), the Batch API's for rows answered there. Absent: `standard` (written only when another).
+   */
+  tier?: BillingTier;
   /** When the row finished, ISO 8601 UTC. */
   time: string;
 }

@@ -5,11 +5,13 @@
  * {"row":12,"status":"ok","attempts":1,"tokens":{"input":120,"output":1,"thoughts":0},"fp":"…","label":"yes",
  *  "raw":"yes","finishReason":"STOP","error":null,"key":"key-1 …x7Qa","time":"2025-01-01T00:00:00.000Z"}
  * ```
- * (`fields` follows `label` when present; optional fields added later go before `time`.)
+ * (`fields` follows `label` when present; `tier` comes last before `time` when present, `,"tier":"flex"`; optional
+ * fields added later go before `time`.)
  *
  * The fixed head (`row`, `status`, `attempts`, `tokens`) and tail (`time`) let {@link parseLineHead} and
  * {@link checkLineTail} index a line from its bytes without `JSON.parse`; {@link parseEntry} reads a whole line.
  */
+import type { BillingTier } from '../providers/contract.js';
 import type { JournalEntry } from './journal-entry.js';
 import { ROW_STATUSES, isRowStatus } from '../row-status.js';
 
@@ -31,7 +33,10 @@ export const MAX_ROW = 2 ** 31 - 1;
 
 /** ISO 8601 UTC timestamp as `Date.prototype.toISOString` writes it (milliseconds optional). */
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
-const KNOWN_KEYS = new Set(['row', 'status', 'attempts', 'tokens', 'fp', 'label', 'fields', 'raw', 'finishReason', 'error', 'key', 'time']);
+const KNOWN_KEYS = new Set(['row', 'status', 'attempts', 'tokens', 'fp', 'label', 'fields', 'raw', 'finishReason', 'error', 'key', 'tier', 'time']);
+
+/** The billing tiers an entry can name, in code order: code 0 is `standard` (also an entry without `tier`), 1 `flex`… */
+export const ENTRY_TIERS: readonly BillingTier[] = ['standard', 'flex', 'priority', 'batch'];
 
 /**
  * Why an entry cannot be journaled, or null when it can. Checks every field of {@link JournalEntry}: `row` a
@@ -57,6 +62,7 @@ export function entryProblem(e: unknown): string | null {
     if (typeof x.fields !== 'object' || x.fields === null || Array.isArray(x.fields)) return 'fields must be an object';
     for (const [k, v] of Object.entries(x.fields)) if (typeof v !== 'string') return `fields.${k} must be a string`;
   }
+  if (x.tier !== undefined && !(ENTRY_TIERS as readonly unknown[]).includes(x.tier)) return `tier must be one of ${ENTRY_TIERS.join(', ')}, got ${show(x.tier)}`;
   if (typeof x.time !== 'string' || !ISO_UTC.test(x.time)) return `time must be ISO 8601 UTC, got ${show(x.time)}`;
   return null;
 }
@@ -78,6 +84,7 @@ export function serializeEntry(entry: JournalEntry): string {
   for (const [k, v] of Object.entries(entry)) {
     if (!KNOWN_KEYS.has(k) && v !== undefined) line += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
   }
+  if (entry.tier !== undefined && entry.tier !== 'standard') line += `,"tier":"${entry.tier}"`;
   return `${line},"time":"${entry.time}"}\n`;
 }
 
@@ -90,6 +97,8 @@ export interface LineHead {
   input: number;
   output: number;
   thoughts: number;
+  /** {@link lineTier} of the line: set by whoever checked its tail (0 until then). */
+  tier: number;
   /** When parsing failed: what was expected. */
   problem: string;
   /** Where the value of `fp` starts (just after its opening quote) when parsing succeeded. */
@@ -106,7 +115,7 @@ const BACKSLASH = 0x5c;
 
 /** Creates a reusable {@link LineHead}. */
 export function newLineHead(): LineHead {
-  return { row: 0, code: 0, attempts: 0, input: 0, output: 0, thoughts: 0, problem: '', end: 0 };
+  return { row: 0, code: 0, attempts: 0, input: 0, output: 0, thoughts: 0, tier: 0, problem: '', end: 0 };
 }
 
 /**
@@ -171,6 +180,22 @@ export function checkLineTail(buf: Buffer, start: number, end: number): boolean 
   if (at < start) return false;
   for (let i = at + TAIL.length; i < end - 2; i++) if (buf[i] === QUOTE || buf[i] === BACKSLASH) return false;
   return true;
+}
+
+const TIER_FIELDS = ENTRY_TIERS.map((t) => Buffer.from(`,"tier":"${t}"`, 'latin1'));
+
+/**
+ * The code of the line's `tier` (index in {@link ENTRY_TIERS}; 0 when it has none), read from the bytes just before
+ * `,"time":` where {@link serializeEntry} writes it, without JSON.parse. Call on a line {@link checkLineTail} accepted.
+ */
+export function lineTier(buf: Buffer, start: number, end: number): number {
+  const at = buf.lastIndexOf(TAIL, end - 2);
+  if (at < start || buf[at - 1] !== QUOTE) return 0;
+  for (let code = 1; code < TIER_FIELDS.length; code++) {
+    const field = TIER_FIELDS[code]!;
+    if (at - field.length >= start && buf.compare(field, 0, field.length, at - field.length, at) === 0) return code;
+  }
+  return 0;
 }
 
 /**

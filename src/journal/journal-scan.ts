@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import type { JournalIndex } from './journal-index.js';
 import type { JournalRepair } from './journal.js';
-import { checkLineTail, newLineHead, parseEntry, parseLineHead } from './journal-line.js';
+import { checkLineTail, lineTier, newLineHead, parseEntry, parseLineHead } from './journal-line.js';
 
 /** What {@link scanJournal} found. */
 export interface ScanResult {
@@ -44,10 +44,10 @@ export function scanJournal(fd: number, index: JournalIndex): ScanResult {
     const row = pendingHead.row;
     if (index.code(row) !== 0) {
       const old = readBytes(fd, index.offset(row), Math.min(index.length(row), 256));
-      if (parseLineHead(old, 0, old.length, older)) index.addTotals(-1, older.input, older.output, older.thoughts, older.attempts);
+      if (parseLineHead(old, 0, old.length, older)) index.addTotals(-1, older.input, older.output, older.thoughts, older.attempts, index.tier(row));
     }
-    index.set(row, pendingOffset, pendingLength, pendingHead.code);
-    index.addTotals(1, pendingHead.input, pendingHead.output, pendingHead.thoughts, pendingHead.attempts);
+    index.set(row, pendingOffset, pendingLength, pendingHead.code, pendingHead.tier);
+    index.addTotals(1, pendingHead.input, pendingHead.output, pendingHead.thoughts, pendingHead.attempts, pendingHead.tier);
   };
 
   let buf = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -73,6 +73,7 @@ export function scanJournal(fd: number, index: JournalIndex): ScanResult {
         pendingOk = false;
         head.problem = 'it does not end with ,"time":"…"}';
       }
+      head.tier = pendingOk ? lineTier(buf, p, nl) : 0;
       pendingProblem = head.problem;
       const swap = pendingHead;
       pendingHead = head;

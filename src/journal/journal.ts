@@ -11,12 +11,14 @@ import path from 'node:path';
 import { ExitCode, GeminiBatchError, InputError, UsageError } from '../errors.js';
 import type { RowStatus } from '../row-status.js';
 import type { JournalEntry } from './journal-entry.js';
-import { JournalIndex, type JournalTotals } from './journal-index.js';
+import { JournalIndex, type JournalTotals, type TierTotals } from './journal-index.js';
+import type { BillingTier } from '../providers/contract.js';
 import { forEachLine, readBytes, scanJournal } from './journal-scan.js';
 import { O_NOFOLLOW } from '../files/atomic-file.js';
 import { syncDirectory } from '../files/sync-directory.js';
 import {
   ENTRY_STATUSES,
+  ENTRY_TIERS,
   entryProblem,
   newLineHead,
   parseEntry,
@@ -148,9 +150,10 @@ export class Journal {
     this.writeAll(bytes);
     this.end += bytes.length;
     if (this.index.code(entry.row) !== 0) this.subtractLatest(entry.row);
-    this.index.set(entry.row, offset, bytes.length - 1, statusCode(entry.status));
+    const tier = Math.max(0, ENTRY_TIERS.indexOf(entry.tier ?? 'standard'));
+    this.index.set(entry.row, offset, bytes.length - 1, statusCode(entry.status), tier);
     const t = entry.tokens;
-    this.index.addTotals(1, t.input, t.output, t.thoughts, entry.attempts);
+    this.index.addTotals(1, t.input, t.output, t.thoughts, entry.attempts, tier);
     this.dirty = true;
     this.scheduleSync();
   }
@@ -220,6 +223,11 @@ export class Journal {
   /** Sums over the latest entry of every row: tokens (input, output, thoughts) and requests (attempts). */
   totals(): JournalTotals {
     return { ...this.index.totals };
+  }
+
+  /** Tokens and rows of the latest entries by the billing tier they are counted at (`standard` for entries without one). */
+  tierTotals(): Record<BillingTier, TierTotals> {
+    return this.index.tierTotals();
   }
 
   /** Row ids that have a result, ascending. */
@@ -314,7 +322,7 @@ export class Journal {
   private subtractLatest(row: number): void {
     const buf = readBytes(this.fd, this.index.offset(row), Math.min(this.index.length(row), 256));
     const h = this.head;
-    if (parseLineHead(buf, 0, buf.length, h)) this.index.addTotals(-1, h.input, h.output, h.thoughts, h.attempts);
+    if (parseLineHead(buf, 0, buf.length, h)) this.index.addTotals(-1, h.input, h.output, h.thoughts, h.attempts, this.index.tier(row));
   }
 
   private assertOpen(): void {

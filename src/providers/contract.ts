@@ -181,7 +181,24 @@ export interface StartLimits {
   rpd: number | undefined;
 }
 
-/** USD per 1,000,000 tokens (reasoning tokens are billed as output). */
+/**
+ * How a request is billed: the online service tiers a request can ask for ({@link ModelRequest.serviceTier}) and be
+ * served at ({@link ModelAnswer.served}), and the provider's batch service. `standard` is what a request without a tier
+ * gets.
+ */
+export type BillingTier = 'standard' | 'flex' | 'priority' | 'batch';
+
+/** The price of a billing tier other than `standard`, as a factor of the standard price. */
+export interface TierFactor {
+  /** What costs are counted at: the standard price times this (Gemini Flex and Batch 0.5). */
+  factor: number;
+  /** When the provider publishes a range (Gemini Priority: +75–100 %), its low end; `factor` is then the high end. */
+  low?: number;
+  /** Where the figure comes from. */
+  source: string;
+}
+
+/** USD per 1,000,000 tokens (reasoning tokens are billed as output), at the standard tier. */
 export interface ModelPrice {
   input: number;
   output: number;
@@ -189,6 +206,8 @@ export interface ModelPrice {
   longPrompt?: { above: number; input: number; output: number };
   /** Where the figures come from: a price table (with its date), or the command line. */
   source: string;
+  /** The other billing tiers the provider offers for the model, priced from the figures above; absent: none. */
+  tiers?: Partial<Record<Exclude<BillingTier, 'standard'>, TierFactor>>;
 }
 
 /** What a provider knows of a model id, for options checked before any request and for `plan`. */

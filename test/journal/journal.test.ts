@@ -93,6 +93,38 @@ describe('Journal', () => {
     await again.close();
   });
 
+  it('writes a tier other than standard last before the time, and counts tokens by tier', async () => {
+    const j = await Journal.open(file);
+    j.append(entry(0, { tier: 'flex', tokens: { input: 10, output: 1, thoughts: 0 } }));
+    j.append(entry(1, { tier: 'standard', tokens: { input: 7, output: 1, thoughts: 2 } }));
+    j.append(entry(2, { tokens: { input: 5, output: 2, thoughts: 0 } }));
+    const line = fs.readFileSync(file, 'utf8').split('\n')[0]!;
+    expect(line).toMatch(/"key":"key-1 …x7Qa","tier":"flex","time":"2025-06-01T12:00:00.000Z"\}$/);
+    expect(fs.readFileSync(file, 'utf8')).not.toContain('"tier":"standard"');
+    const expected = {
+      standard: { input: 12, output: 3, thoughts: 2, rows: 2 },
+      flex: { input: 10, output: 1, thoughts: 0, rows: 1 },
+      priority: { input: 0, output: 0, thoughts: 0, rows: 0 },
+      batch: { input: 0, output: 0, thoughts: 0, rows: 0 },
+    };
+    expect(j.tierTotals()).toEqual(expected);
+    // A row answered again at another tier moves its tokens there.
+    j.append(entry(0, { tier: 'priority', tokens: { input: 11, output: 1, thoughts: 0 } }));
+    expect(j.tierTotals().flex.rows).toBe(0);
+    expect(j.tierTotals().priority).toEqual({ input: 11, output: 1, thoughts: 0, rows: 1 });
+    await j.close();
+    const again = await Journal.open(file);
+    expect(again.get(0)?.tier).toBe('priority');
+    expect(again.tierTotals()).toEqual({ ...expected, flex: expected.priority, priority: { input: 11, output: 1, thoughts: 0, rows: 1 } });
+    await again.close();
+  });
+
+  it('refuses a tier it does not know', async () => {
+    const j = await Journal.open(file);
+    expect(() => j.append(entry(0, { tier: 'FLEX' as never }))).toThrow(/tier must be one of standard, flex, priority, batch/);
+    await j.close();
+  });
+
   it('lets a later entry of a row replace the earlier one, in counts and totals too', async () => {
     const j = await Journal.open(file);
     j.append(entry(0, { status: 'failed', label: null, error: '503', attempts: 3, tokens: { input: 10, output: 0, thoughts: 0 } }));
@@ -121,7 +153,9 @@ describe('Journal', () => {
       attempts: fc.nat({ max: 9 }),
       input: fc.nat({ max: 100_000 }),
       thoughts: fc.nat({ max: 3000 }),
-      raw: fc.option(fc.string({ unit: 'binary' }), { nil: null }),
+      // Raw answers that quote a journal line's own tail must not be read as the entry's tier.
+      raw: fc.option(fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom(',"tier":"flex"', '","tier":"batch","time":"x"}', 'a","tier":"priority"')), { nil: null }),
+      tier: fc.constantFrom(undefined, 'standard', 'flex', 'priority', 'batch'),
     });
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 60 }), async (ops) => {
@@ -129,26 +163,36 @@ describe('Journal', () => {
         const model = new Map<number, JournalEntry>();
         const j = await Journal.open(file);
         for (const o of ops) {
-          const e = entry(o.row, { status: o.status, attempts: o.attempts, raw: o.raw, tokens: { input: o.input, output: 1, thoughts: o.thoughts } });
+          const e = entry(o.row, { status: o.status, attempts: o.attempts, raw: o.raw, tokens: { input: o.input, output: 1, thoughts: o.thoughts }, ...(o.tier ? { tier: o.tier } : {}) });
           j.append(e);
-          model.set(o.row, e);
+          // `standard` is what an entry without a tier means: it is not written.
+          const { tier, ...rest } = e;
+          model.set(o.row, tier === 'standard' ? rest : e);
         }
-        const live = { counts: j.counts(), totals: j.totals(), rows: [...j.rows()], size: j.size };
+        const live = { counts: j.counts(), totals: j.totals(), tiers: j.tierTotals(), rows: [...j.rows()], size: j.size };
         await j.close();
         const again = await Journal.open(file);
-        expect({ counts: again.counts(), totals: again.totals(), rows: [...again.rows()], size: again.size }).toEqual(live);
+        expect({ counts: again.counts(), totals: again.totals(), tiers: again.tierTotals(), rows: [...again.rows()], size: again.size }).toEqual(live);
         expect(again.size).toBe(model.size);
         expect([...again.rows()]).toEqual([...model.keys()].sort((a, b) => a - b));
         const sum = { input: 0, output: 0, thoughts: 0, attempts: 0 };
+        const tiers: Record<string, { input: number; output: number; thoughts: number; rows: number }> = {};
+        for (const t of ['standard', 'flex', 'priority', 'batch']) tiers[t] = { input: 0, output: 0, thoughts: 0, rows: 0 };
         for (const e of model.values()) {
           expect(again.get(e.row)).toEqual(e);
           sum.input += e.tokens.input;
           sum.output += e.tokens.output;
           sum.thoughts += e.tokens.thoughts;
           sum.attempts += e.attempts;
+          const t = tiers[e.tier ?? 'standard']!;
+          t.input += e.tokens.input;
+          t.output += e.tokens.output;
+          t.thoughts += e.tokens.thoughts;
+          t.rows++;
           expect(again.status(e.row)).toBe(e.status);
         }
         expect(again.totals()).toEqual(sum);
+        expect(again.tierTotals()).toEqual(tiers);
         await again.close();
       }),
       { numRuns: 40 },
