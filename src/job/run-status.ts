@@ -88,11 +88,13 @@ export async function runStatus(
     const statuses = ROW_STATUSES.filter((s) => byStatus[s] > 0).map((s) => `${s} ${formatCount(byStatus[s])}`);
     io.stdout.write(
       [
-        `job ${dir} — ${manifest.input.path}, model ${model}`,
+        `job ${dir} — ${manifest.input.path}, model ${model}${manifest.source ? ` (${manifest.source.provider}, ${manifest.source.kind === 'simulator' ? 'simulated' : manifest.source.endpoint})` : ''}`,
         `rows: ${formatCount(records)} — ${statuses.join(', ') || 'none'}`,
         `remaining: ${countOf(byStatus.pending, 'row')}${next}`,
         `tokens: input ${formatCount(totals.input)} · output ${formatCount(totals.output)} · thinking ${formatCount(totals.thoughts)}` +
-          (costUsd !== undefined ? ` · cost so far ≈ $${costUsd.toFixed(costUsd < 1 ? 4 : 2)} at list price` : ''),
+          (costUsd !== undefined
+            ? ` · cost so far ≈ $${costUsd.toFixed(costUsd < 1 ? 4 : 2)} at ${Object.keys(override).length > 0 ? 'the price given' : 'list price'}`
+            : ` · cost unknown: no list price for ${model} (give --price-input and --price-output, USD per 1M tokens)`),
         `requests: ${formatCount(requests)} in ${runs.length} run${runs.length === 1 ? '' : 's'} · 429s: ${formatCount(rateLimited)} · retries: ${formatCount(retries)}`,
         '',
       ].join('\n'),

@@ -68,6 +68,10 @@ export interface JobEstimate {
   costUsd: number | undefined;
   /** false on the free tier (--tier free): nothing is billed; undefined when the tier is not known. */
   billed: boolean | undefined;
+  /** The provider has usage tiers that `--tier` names (the Gemini API only). */
+  hasUsageTiers: boolean;
+  /** The provider can count tokens (`--count-tokens`). */
+  canCountTokens: boolean;
 }
 
 /** Limits the endpoint is known to have: the scenario's or the generous simulator's, with the reason to use them. */
@@ -148,7 +152,7 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
   const { perRow, basis } = outputPerRow(o.prepared, { insertedPerRow: requests > 0 ? insertedTokens / requests : 0, given: o.outputTokensPerRow });
   const catalog = providerCatalog(config.provider);
   const info = catalog.model(config.model);
-  const thinking = thinkingPerRow(o.prepared, info.leastReasoningTokens);
+  const thinking = thinkingPerRow(o.prepared, info.leastReasoningTokens, catalog.reasoningOff);
   const start = startingLimitsFor(catalog, config.model, config.tier);
   const known = o.knownLimits;
   const startSource: LimitOrigin = start.fromTier ? 'tier' : 'default';
@@ -200,6 +204,8 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
     price,
     costUsd: price ? requestCost(price, inputTokens, outputTokens + (thinkingTokens ?? 0)) : undefined,
     billed: known?.billed ?? start.billed,
+    hasUsageTiers: catalog.usageTiers,
+    canCountTokens: catalog.countsTokens,
   };
 }
 
@@ -236,9 +242,9 @@ function outputPerRow(p: PreparedJob, free: { insertedPerRow: number; given: num
  * Thinking tokens per row: the --thinking-budget, else the model's least thinking (ModelInfo.leastReasoningTokens);
  * when thinking is dynamic or set by level, at most --max-output-tokens, else unbounded.
  */
-function thinkingPerRow(p: PreparedJob, leastReasoningTokens: number | undefined): { perRow: number | undefined; basis: string } {
+function thinkingPerRow(p: PreparedJob, leastReasoningTokens: number | undefined, reasoningOff: string): { perRow: number | undefined; basis: string } {
   const budget = p.config.thinkingBudget ?? leastReasoningTokens;
-  if (budget === 0) return { perRow: 0, basis: 'thinking off (thinkingBudget 0)' };
+  if (budget === 0) return { perRow: 0, basis: `thinking off (${reasoningOff})` };
   if (budget !== undefined && budget > 0) return { perRow: budget, basis: `at most the thinking budget, ${budget} per row` };
   const max = p.config.maxOutputTokens;
   return max !== undefined

@@ -14,7 +14,7 @@ export function formatPlan(e: JobEstimate, head: { input: string; description: s
     `rows: ${formatCount(e.rows)}${e.done > 0 ? ` · ${formatCount(e.done)} already done` : ''}${e.tooLong > 0 ? ` · ${formatCount(e.tooLong)} over the input limit (would be skipped)` : ''}`,
     `input limit per request: ${formatCount(e.maxInputTokens.value)} tokens (${e.maxInputTokens.source === 'given' ? '--max-input-tokens' : `${head.model}'s own limit; --max-input-tokens sets a lower one`})`,
     `requests: ${formatCount(e.requests)} (retries not included)`,
-    `input tokens: ≈ ${formatCount(e.inputTokens)} (${e.requests > 0 ? formatCount(e.inputTokens / e.requests) : 0} per request; ${e.countTokensScale !== undefined ? `local estimate × ${e.countTokensScale.toFixed(3)}, the ratio countTokens gave on a sample of rows` : 'local estimate; --count-tokens checks it on a sample of rows with the API'})`,
+    `input tokens: ≈ ${formatCount(e.inputTokens)} (${e.requests > 0 ? formatCount(e.inputTokens / e.requests) : 0} per request; ${e.countTokensScale !== undefined ? `local estimate × ${e.countTokensScale.toFixed(3)}, the ratio countTokens gave on a sample of rows` : e.canCountTokens ? 'local estimate; --count-tokens checks it on a sample of rows with the API' : 'local estimate'})`,
     `output tokens: ≈ ${formatCount(e.outputTokens)} (${e.outputBasis})`,
     `thinking tokens: ${e.thinkingTokens === undefined ? 'unknown' : e.thinkingTokens === 0 ? '0' : `≤ ${formatCount(e.thinkingTokens)}`}: ${e.thinkingBasis}`,
   ];
@@ -22,7 +22,7 @@ export function formatPlan(e: JobEstimate, head: { input: string; description: s
     const guessed = e.limits.rpm.source === 'default' || e.limits.rpm.source === 'tier' || e.limits.tpm.source === 'default' || e.limits.tpm.source === 'tier';
     lines.push(
       `limits per project (${perProject}, ${Math.round(e.headroom * 100)} % headroom): ${limit('RPM', e.limits.rpm)} · ${limit('TPM', e.limits.tpm)} · ${limit('RPD', e.limits.rpd)}`,
-      `  ${e.limitsWhy}${guessed ? '; --tier free|1|2|3 or --rpm/--tpm/--rpd give yours' : ''}`,
+      `  ${e.limitsWhy}${guessed ? `; ${e.hasUsageTiers ? '--tier free|1|2|3 or ' : ''}--rpm/--tpm/--rpd give yours` : ''}`,
     );
   }
   if (e.noQuota) {

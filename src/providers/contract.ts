@@ -238,6 +238,12 @@ export interface ProviderCatalog {
   readonly name: ProviderName;
   /** The calendar of its daily quotas. */
   readonly quotaDay: QuotaDay;
+  /** It has published usage tiers that `--tier free|1|2|3` names (the Gemini API only: docs/rate-limits.md). */
+  readonly usageTiers: boolean;
+  /** It can count a prompt's tokens before sending (`plan --count-tokens`). */
+  readonly countsTokens: boolean;
+  /** How a request turns reasoning off, for messages: `thinkingBudget 0`, `reasoning_effort "none"`. */
+  readonly reasoningOff: string;
   /** Knowledge of a model id; unknown ids get conservative defaults. */
   model(id: string): ModelInfo;
 }

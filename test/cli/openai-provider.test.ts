@@ -70,6 +70,14 @@ describe('classify --provider openai', () => {
     // The starting rate (60 RPM) gave way to the server's 100,000 RPM after the first answer.
     expect(result.said).toMatch(/RPM limit is 100000 \(the server's figure for x-ratelimit-limit-requests\)/);
     expect(result.stdout + result.said).toContain('key-1 …XYZ9');
+    // status works for an OpenAI-compatible job: it names the provider and endpoint, and asks for the price it lacks.
+    const status = await runMain(['status', 'topics.csv', '--job-dir', 'topics.gemini-batch'], { cwd: dir });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`(openai, ${new URL(url).host})`);
+    expect(status.stdout).toContain('rows: 656 — ok 656');
+    expect(status.stdout).toContain('cost unknown: no list price for gemini-2.5-flash (give --price-input and --price-output');
+    const priced = await runMain(['status', 'topics.csv', '--price-input', '0.1', '--price-output', '0.4'], { cwd: dir });
+    expect(priced.stdout).toMatch(/cost so far ≈ \$[\d.]+ at the price given/);
   });
 
   it('rate_limit_exceeded pauses for the hinted wait; Gemini compat\'s array-wrapped bare 429 slows down; both rows then ok', async () => {

@@ -108,3 +108,26 @@ describe('classify says which limits it starts from and why', () => {
     expect(learned.stdout).toContain("The scenario's own limits (free-tier.json, project my-free-project: RPM 10 · TPM 250,000 · RPD 250) are learned from its 429s");
   });
 });
+
+describe('plan speaks each provider’s terms (issue 13: plan works for every provider)', () => {
+  it('openai: no --tier, no thinkingBudget, no --count-tokens; the start is called a guess', async () => {
+    const result = await runMain(['plan', 'tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--provider', 'openai', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'gpt-4o-mini'], {
+      cwd: dir,
+      env: { OPENAI_API_KEY: 'sk-test-plan' },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain('--tier');
+    expect(result.stdout).not.toContain('thinkingBudget');
+    expect(result.stdout).not.toContain('--count-tokens');
+    expect(result.stdout).toContain('reasoning_effort "none"');
+    expect(result.stdout).toContain("gpt-4o-mini's starting rate, a guess");
+  });
+
+  it('vertex: no --tier (refused for Vertex), the start named a starting rate', async () => {
+    const result = await plan('tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--provider', 'vertex', '--project', 'my-project-123', '--location', 'us-central1');
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain('--tier');
+    expect(result.stdout).toContain("gemini-2.5-flash's starting rate, raised while no 429 comes");
+    expect(result.stdout).toContain('--count-tokens checks it');
+  });
+});

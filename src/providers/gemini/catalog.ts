@@ -7,7 +7,14 @@ import { geminiModelInfo } from './model-profiles.js';
 import { PACIFIC_DAY } from './quota-day.js';
 
 /** What is known of Gemini models on the Developer API. */
-export const geminiCatalog: ProviderCatalog = { name: 'gemini', quotaDay: PACIFIC_DAY, model: geminiModelInfo };
+export const geminiCatalog: ProviderCatalog = {
+  name: 'gemini',
+  quotaDay: PACIFIC_DAY,
+  usageTiers: true,
+  countsTokens: true,
+  reasoningOff: 'thinkingBudget 0',
+  model: geminiModelInfo,
+};
 
 /**
  * What is known of Gemini models on Vertex AI. Dynamic Shared Quota: no per-project RPM/TPM and no daily quota
@@ -17,12 +24,15 @@ export const geminiCatalog: ProviderCatalog = { name: 'gemini', quotaDay: PACIFI
 export const vertexCatalog: ProviderCatalog = {
   name: 'vertex',
   quotaDay: PACIFIC_DAY,
+  usageTiers: false,
+  countsTokens: true,
+  reasoningOff: 'thinkingBudget 0',
   model(id: string): ModelInfo {
     const info = geminiModelInfo(id);
     return {
       ...info,
       defaultLimits: { ...info.defaultLimits, rpd: undefined },
-      defaultLimitsSource: `a starting rate only: Vertex AI's Dynamic Shared Quota has no per-project limit (the Gemini API's ${info.defaultLimitsSource}, raised while no 429 comes)`,
+      defaultLimitsSource: `starting rate, raised while no 429 comes (Vertex AI's Dynamic Shared Quota has no per-project limit; this is the Gemini API's ${info.defaultLimitsSource})`,
     };
   },
 };

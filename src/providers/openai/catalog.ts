@@ -25,10 +25,17 @@ function modelInfo(id: string): ModelInfo {
     minReasoningBudget: 0,
     leastReasoningTokens: 0,
     defaultLimits: { ...OPENAI_START_LIMITS },
-    defaultLimitsSource: "a starting rate only: the server's x-ratelimit-limit-* headers replace it on the first answer",
+    defaultLimitsSource: "starting rate, a guess: the server's x-ratelimit-limit-* headers replace it on the first answer",
     price: undefined,
   };
 }
 
 /** What is known of models behind an OpenAI-compatible endpoint. */
-export const openAiCatalog: ProviderCatalog = { name: 'openai', quotaDay: UTC_DAY, model: modelInfo };
+export const openAiCatalog: ProviderCatalog = {
+  name: 'openai',
+  quotaDay: UTC_DAY,
+  usageTiers: false,
+  countsTokens: false,
+  reasoningOff: 'reasoning_effort "none", or a model without reasoning',
+  model: modelInfo,
+};
