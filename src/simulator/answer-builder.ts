@@ -7,6 +7,7 @@
  * (promptFeedback.blockReason, no candidates) and a finishReason other than STOP, with or without content.
  */
 import { mix32 } from './random.js';
+import { packedAnswerText, packItems, type PackFault } from './pack-answer.js';
 import type { RequestView } from './request-view.js';
 import { enumMember, schemaValue } from './schema-value.js';
 import { countTokens, truncateToTokens } from './tokenizer.js';
@@ -31,8 +32,13 @@ export interface BuiltAnswer {
   outcome: 'ok' | 'max-tokens' | 'blocked' | 'finish';
 }
 
-/** The scripted responses that produce a 200 body. */
-export type AnswerOverride = Extract<ScriptResponse, { kind: 'enum' | 'text' | 'json' | 'blocked' | 'finish' | 'max-tokens' }>;
+/**
+ * The scripted responses that produce a 200 body; a `pack` fault also carries its rule's `match` (the marker of the
+ * items it changes).
+ */
+export type AnswerOverride =
+  | Extract<ScriptResponse, { kind: 'enum' | 'text' | 'json' | 'blocked' | 'finish' | 'max-tokens' }>
+  | { kind: 'pack'; fault: PackFault; marker: string };
 
 const LEVEL_SCALE: Record<string, number> = { MINIMAL: 0.05, LOW: 0.5, MEDIUM: 1, HIGH: 1.5 };
 
@@ -52,8 +58,13 @@ export function thoughtsFor(spec: ModelSpec, view: RequestView, hash: number): n
   return Math.max(1, Math.round(n));
 }
 
-/** The answer text of an ordinary request: an enum member, a JSON value for the schema, or a sentence. */
-export function normalAnswerText(view: RequestView, hash: number): string {
+/**
+ * The answer text of an ordinary request: an enum member, a JSON value for the schema, one item per row of a packed
+ * request (./pack-answer.ts), or a sentence. `fault` changes the items of a packed request.
+ */
+export function normalAnswerText(view: RequestView, hash: number, fault?: { fault: PackFault; marker: string }): string {
+  const items = packItems(view);
+  if (items) return packedAnswerText(view, items, fault);
   const schema = view.schema ?? view.jsonSchema;
   const mime = view.mimeType?.toLowerCase();
   if (mime === 'text/x.enum') {
@@ -144,8 +155,8 @@ export function buildAnswer(ctx: AnswerContext, override?: AnswerOverride): Buil
     return { body: envelope(ctx, candidate, out, thoughts), outputTokens: out, thoughtsTokens: thoughts, label: text, outcome: 'ok' };
   }
 
-  // An ordinary answer (also the scripted `enum`).
-  let text = normalAnswerText(ctx.view, ctx.hash);
+  // An ordinary answer (also the scripted `enum`, and `pack`: the ordinary answer of a request that is not packed).
+  let text = normalAnswerText(ctx.view, ctx.hash, override?.kind === 'pack' ? override : undefined);
   let out = countTokens(text);
   let finishReason = 'STOP';
   if (max !== undefined) {

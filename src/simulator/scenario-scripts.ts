@@ -4,10 +4,11 @@
 import { NAMED_ERROR_BODIES, namedFixture } from './error-bodies.js';
 import { NAMED_OPENAI_BODIES } from './openai-bodies.js';
 import type { PathSegment } from './json-locate.js';
+import { PACK_FAULTS } from './pack-answer.js';
 import type { ScenarioChecker } from './scenario-checker.js';
 import type { ScriptResponse, ScriptRule } from './types.js';
 
-const KINDS = ['enum', 'text', 'json', 'blocked', 'finish', 'max-tokens', 'error', 'reset', 'hang', 'delay-ms'] as const;
+const KINDS = ['enum', 'text', 'json', 'blocked', 'finish', 'max-tokens', 'error', 'reset', 'hang', 'delay-ms', 'pack'] as const;
 
 /** finishReason values of the SDK enum (gemini-api-facts.md §4.5). */
 export const FINISH_REASONS = [
@@ -22,7 +23,7 @@ export const BLOCK_REASONS = ['SAFETY', 'OTHER', 'BLOCKLIST', 'PROHIBITED_CONTEN
 export const SCRIPT_FIXTURES = [...Object.keys(NAMED_ERROR_BODIES), ...Object.keys(NAMED_OPENAI_BODIES), 'html-502'];
 
 function response(c: ScenarioChecker, raw: unknown, path: PathSegment[]): ScriptResponse {
-  const kind = c.oneOf(c.object(raw, path, ['kind', 'text', 'value', 'blockReason', 'finishReason', 'thoughtsTokenCount', 'status', 'fixture', 'body', 'delayMs', 'ms']).kind, [...path, 'kind'], KINDS);
+  const kind = c.oneOf(c.object(raw, path, ['kind', 'text', 'value', 'blockReason', 'finishReason', 'thoughtsTokenCount', 'status', 'fixture', 'body', 'delayMs', 'ms', 'fault']).kind, [...path, 'kind'], KINDS);
   const allowedByKind: Record<(typeof KINDS)[number], string[]> = {
     enum: ['delayMs'],
     text: ['text', 'finishReason', 'delayMs'],
@@ -34,6 +35,7 @@ function response(c: ScenarioChecker, raw: unknown, path: PathSegment[]): Script
     reset: ['delayMs'],
     hang: [],
     'delay-ms': ['ms'],
+    pack: ['fault', 'delayMs'],
   };
   const o = c.object(raw, path, ['kind', ...allowedByKind[kind]]);
   const delay = o.delayMs === undefined ? {} : { delayMs: c.int(o.delayMs, [...path, 'delayMs']) };
@@ -76,6 +78,8 @@ function response(c: ScenarioChecker, raw: unknown, path: PathSegment[]): Script
       return { kind };
     case 'delay-ms':
       return { kind, ms: c.int(o.ms, [...path, 'ms']) };
+    case 'pack':
+      return { kind, fault: c.oneOf(o.fault, [...path, 'fault'], PACK_FAULTS), ...delay };
   }
 }
 

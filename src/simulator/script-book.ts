@@ -16,6 +16,11 @@ export class ScriptBook {
     return -1;
   }
 
+  /** The marker of rule `index`. */
+  match(index: number): string {
+    return this.rules[index]!.match;
+  }
+
   /** The response for this occurrence of `userText` under rule `index`, advancing its counter. */
   next(index: number, userText: string): ScriptResponse {
     const rule = this.rules[index]!;

@@ -172,7 +172,7 @@ export class SimEngine {
     this.stats.admitted(caller.project.id, model, t.now, charge);
     this.projectAdmitted.set(caller.project.id, (this.projectAdmitted.get(caller.project.id) ?? 0) + 1);
     const ctx = { spec, view, promptTokenCount: tokens, hash, responseId: responseIdFor(this.scenario.seed, t.seq) };
-    if (rule >= 0) return this.scripted(t, this.scripts.next(rule, view.userText), ctx, draw, tokens);
+    if (rule >= 0) return this.scripted(t, this.scripts.next(rule, view.userText), ctx, draw, tokens, this.scripts.match(rule));
     if (draw.fault) return this.fault(t, draw.fault, draw);
     return this.answer(t, ctx, draw.latencyMs, tokens);
   }
@@ -225,7 +225,8 @@ export class SimEngine {
     return this.finish(t, outcome, rec, name, a.label);
   }
 
-  private scripted(t: Trace, r: ScriptResponse, ctx: Parameters<typeof buildAnswer>[0], draw: RequestDraw, tokens: number): Outcome {
+  /** @param marker the rule's `match`: the items a `pack` fault changes hold it. */
+  private scripted(t: Trace, r: ScriptResponse, ctx: Parameters<typeof buildAnswer>[0], draw: RequestDraw, tokens: number, marker: string): Outcome {
     const delay = draw.latencyMs + ('delayMs' in r && r.delayMs !== undefined ? r.delayMs : 0);
     switch (r.kind) {
       case 'delay-ms':
@@ -242,6 +243,8 @@ export class SimEngine {
         const reply = body !== undefined ? { status: r.status, body } : t.dialect.failure({ kind: 'generic', status: r.status });
         return this.finish(t, this.reply(t, reply, delay), rec, 'script:error');
       }
+      case 'pack':
+        return this.answer(t, ctx, delay, tokens, { kind: 'pack', fault: r.fault, marker }, `script:pack-${r.fault}`);
       default:
         return this.answer(t, ctx, delay, tokens, r, `script:${r.kind}`);
     }

@@ -3,6 +3,7 @@
  * {@link SimClock}, and {@link SimStats}, the ground truth served at `GET /__sim/stats`.
  * The scenario file format is documented in ./README.md.
  */
+import type { PackFault } from './pack-answer.js';
 
 /** Source of the current time, epoch milliseconds. Tests inject a fake one to cross minutes and Pacific midnight. */
 export interface SimClock {
@@ -132,7 +133,9 @@ export type ScriptResponse =
   | { kind: 'error'; status: number; fixture?: string; body?: unknown; delayMs?: number }
   | { kind: 'reset'; delayMs?: number }
   | { kind: 'hang' }
-  | { kind: 'delay-ms'; ms: number };
+  | { kind: 'delay-ms'; ms: number }
+  /** A packed request's answer with a fault on the items holding the rule's `match` (pack-answer.ts). */
+  | { kind: 'pack'; fault: PackFault; delayMs?: number };
 
 /** Prompts whose user text contains `match` get `responses` in order, per distinct prompt; the last repeats. */
 export interface ScriptRule {
