@@ -24,6 +24,10 @@ export interface JobFiles {
   lock: string;
   /** runs.jsonl: one line per run (requests, 429s, retries, exit code), summed by `status`. */
   runs: string;
+  /** batches.jsonl: the batch log of `--batch` (../batch/batch-log.ts). */
+  batches: string;
+  /** batches/: our copy of every Batch API input file (`b0001.jsonl`…). */
+  batchFiles: string;
 }
 
 /**
@@ -46,11 +50,13 @@ export function jobFiles(jobDir: string): JobFiles {
     requests: path.join(jobDir, 'requests.log'),
     lock: path.join(jobDir, 'lock'),
     runs: path.join(jobDir, 'runs.jsonl'),
+    batches: path.join(jobDir, 'batches.jsonl'),
+    batchFiles: path.join(jobDir, 'batches'),
   };
 }
 
 /** Names gemini-batch writes in a job directory: its files, their temporaries (../files/atomic-file.ts), lock takeovers. */
-const OUR_NAMES = new Set(['manifest.json', 'journal.jsonl', 'quota-usage.json', 'requests.log', 'runs.jsonl', 'lock']);
+const OUR_NAMES = new Set(['manifest.json', 'journal.jsonl', 'quota-usage.json', 'requests.log', 'runs.jsonl', 'lock', 'batches.jsonl', 'batches']);
 const TEMPORARY_OF = new Set(['manifest.json', 'quota-usage.json', 'requests.log', 'journal.jsonl', 'lock']);
 /** The lock's takeover gates and the files a takeover moves aside (./job-lock.ts). */
 const LOCK_TAKEOVER = /^\.lock\.(takeover|aside)-[0-9a-f]+$/;
@@ -71,7 +77,7 @@ export function foreignNames(names: readonly string[]): string[] {
  */
 export async function refuseSymlinks(jobDir: string): Promise<void> {
   const files = jobFiles(jobDir);
-  for (const file of [files.manifest, files.journal, files.quotaUsage, files.requests, files.runs, files.lock]) {
+  for (const file of [files.manifest, files.journal, files.quotaUsage, files.requests, files.runs, files.lock, files.batches, files.batchFiles]) {
     const stat = await fs.lstat(file).catch(() => null);
     if (stat?.isSymbolicLink()) {
       throw new UsageError(
@@ -112,6 +118,6 @@ export async function resetJobDir(jobDir: string): Promise<void> {
   }
   const files = jobFiles(jobDir);
   const temporaries = names.filter((n) => isOurTemporary(n) && !n.startsWith('.lock.')).map((n) => path.join(jobDir, n));
-  for (const file of [files.journal, files.quotaUsage, files.requests, files.runs, ...temporaries, files.manifest]) await fs.rm(file, { force: true });
+  for (const file of [files.journal, files.quotaUsage, files.requests, files.runs, files.batches, files.batchFiles, ...temporaries, files.manifest]) await fs.rm(file, { force: true, recursive: true });
   syncDirectory(jobDir);
 }

@@ -210,6 +210,16 @@ export class Journal {
     return { fsyncIntervalMs: this.fsyncIntervalMs };
   }
 
+  /** The file's size, bytes: where the next line lands. A line appended later starts at or past it. */
+  get byteLength(): number {
+    return this.end;
+  }
+
+  /** Byte offset of the row's latest line; undefined when the row has none. */
+  entryOffset(row: number): number | undefined {
+    return this.index.code(row) === 0 ? undefined : this.index.offset(row);
+  }
+
   /** Number of rows with a result. */
   get size(): number {
     return this.index.size;

@@ -231,6 +231,11 @@ export interface ModelInfo {
   defaultLimitsSource: string;
   /** List price, or undefined when not known (then only --price-input/--price-output give a cost). */
   price: ModelPrice | undefined;
+  /**
+   * Batch API: the input tokens a quota project's unfinished batches of this model may hold at once ("enqueued
+   * tokens"), by usage tier (`1`, `2`, `3`), and where the figures come from; absent when no figure is known.
+   */
+  batchQueue?: { tokens: Readonly<Record<string, number>>; source: string };
 }
 
 /** What the job needs to know about a provider before it connects (options, plan, status). */
@@ -272,6 +277,97 @@ export interface ProviderConnection {
   notice?: (text: string) => void;
 }
 
+/**
+ * A batch's state, neutral. Gemini's REST values are `BATCH_STATE_*` (docs/batch-runner.md "States"): PENDING → `pending`,
+ * RUNNING → `running`, SUCCEEDED, FAILED, CANCELLED, EXPIRED; anything else `unknown` (kept in
+ * {@link BatchInfo.stateDetail}). Terminal: succeeded, failed, cancelled, expired.
+ */
+export type BatchState = 'pending' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired' | 'unknown';
+
+/** The batch's own counters of its lines (Gemini batchStats, int64 strings on the wire); 0 when not reported. */
+export interface BatchCounts {
+  requests: number;
+  pending: number;
+  succeeded: number;
+  failed: number;
+}
+
+/** What a provider says of one batch (create, get, list). Every field the provider may omit is optional here. */
+export interface BatchInfo {
+  /** `batches/abc123`: what get, cancel and the journal know it by. */
+  name: string;
+  displayName: string | undefined;
+  state: BatchState;
+  /** The provider's own state value (`BATCH_STATE_RUNNING`). */
+  stateDetail: string | undefined;
+  /** ISO 8601, the server's clock. */
+  createTime: string | undefined;
+  updateTime: string | undefined;
+  counts: BatchCounts | undefined;
+  /** Why the batch failed, when the provider says. */
+  error: string | undefined;
+  /**
+   * Where its results are: a file to download (`files/batch-…`), answers held inline in the batch itself, or nowhere
+   * yet (not finished, or finished without output).
+   */
+  output: { kind: 'file'; file: string } | { kind: 'inline'; count: number } | undefined;
+}
+
+/**
+ * One line of a batch's results, joined to its request only by `key` (lines come back in any order, docs/batch-runner.md
+ * "Results"). `key` is undefined when the line carries none (an inline answer without metadata).
+ */
+export type BatchResult =
+  /** An HTTP-200-like answer: judged as an online answer is (blocked, cut, invalid…). */
+  | { kind: 'answer'; key: string | undefined; answer: ModelAnswer }
+  /** A per-line error: a google.rpc.Status, `code` a gRPC code (3 INVALID_ARGUMENT, 13 INTERNAL…), not an HTTP status. */
+  | { kind: 'error'; key: string | undefined; code: number; status: string | undefined; message: string }
+  /** A line that is neither (not JSON, no response and no error). */
+  | { kind: 'unreadable'; key: string | undefined; problem: string };
+
+/** The uploaded input file of a batch. */
+export interface BatchUpload {
+  /** `files/abc123`. */
+  file: string;
+  /** When the provider deletes it (Gemini: 48 h after upload), ms since epoch; undefined when not said. */
+  expiresAt: number | undefined;
+}
+
+/**
+ * A provider's batch service for one credential (Gemini: the Files API and the batches resource,
+ * docs/batch-runner.md). Every call throws the typed failures of ./failures.ts (RateLimitFailure for a create refused
+ * with 429, KeyFailure, ServerFailure, ConnectionFailure, TimeoutFailure, RequestFailure, ModelFailure for a 404).
+ */
+export interface BatchService {
+  /** The most bytes one input file may hold. */
+  readonly maxFileBytes: number;
+  /**
+   * One line of an input file (no newline): `request` under `key`, in the provider's REST field names — what the
+   * online call would send, so that batch and online answers are the same.
+   */
+  requestLine(key: string, request: ModelRequest): string;
+  /** Uploads the input file at `path` (JSONL). */
+  upload(path: string, displayName: string, signal?: AbortSignal): Promise<BatchUpload>;
+  /**
+   * Creates a batch over an uploaded file. NOT idempotent: a create whose answer is lost may still have made a batch
+   * (and a second create makes a second, billed one); see {@link find}.
+   */
+  create(model: string, file: string, displayName: string, signal?: AbortSignal): Promise<BatchInfo>;
+  /** The batch's state now. A 404 (ModelFailure) means it no longer exists. */
+  get(name: string, signal?: AbortSignal): Promise<BatchInfo>;
+  /**
+   * Looks for the batch a create whose answer was lost may have made: the one named `displayName`, created at or after
+   * `since` (ms since epoch), reading the provider's list (newest first) until a batch created before `since` or the
+   * list's end. undefined: the list was read to that point and holds none.
+   * @throws the failures above when the list cannot be read that far: nothing may then be concluded.
+   */
+  find(displayName: string, since: number, signal?: AbortSignal): Promise<BatchInfo | undefined>;
+  /** Asks the provider to cancel the batch (it may still finish some lines). */
+  cancel(name: string, signal?: AbortSignal): Promise<void>;
+  /** Streams the results of a finished batch: its responses file, or its inline answers. */
+  results(batch: BatchInfo, signal?: AbortSignal): AsyncIterable<BatchResult>;
+}
+
 /** A provider, connected: callers per credential and what the manifest records of it. */
 export interface Provider extends ProviderCatalog {
   /** Where requests go, for the run's header, without credentials: `https://generativelanguage.googleapis.com`. */
@@ -292,4 +388,9 @@ export interface Provider extends ProviderCatalog {
    * @throws ApiFailure subclasses.
    */
   countTokens?(credential: Credential, model: string, prompts: string[]): Promise<number>;
+  /**
+   * The provider's batch service (`--batch`: half price, up to 24 h) for `credential`; absent when the provider has
+   * none gemini-batch can drive (only the Gemini Developer API has one here).
+   */
+  batches?(credential: Credential): BatchService;
 }

@@ -21,7 +21,16 @@ describe('job directory', () => {
   });
 
   it('names its files', () => {
-    expect(jobFiles('/j')).toEqual({ manifest: '/j/manifest.json', journal: '/j/journal.jsonl', quotaUsage: '/j/quota-usage.json', requests: '/j/requests.log', lock: '/j/lock', runs: '/j/runs.jsonl' });
+    expect(jobFiles('/j')).toEqual({
+      manifest: '/j/manifest.json',
+      journal: '/j/journal.jsonl',
+      quotaUsage: '/j/quota-usage.json',
+      requests: '/j/requests.log',
+      lock: '/j/lock',
+      runs: '/j/runs.jsonl',
+      batches: '/j/batches.jsonl',
+      batchFiles: '/j/batches',
+    });
   });
 
   it('resets a job: removes its results and temporaries, keeps the lock', async () => {
@@ -34,6 +43,9 @@ describe('job directory', () => {
     fs.writeFileSync(files.manifest, '{}');
     fs.writeFileSync(files.quotaUsage, '{}');
     fs.writeFileSync(path.join(jobDir, '.manifest.json.tmp-123'), '');
+    fs.writeFileSync(files.batches, '');
+    fs.mkdirSync(files.batchFiles);
+    fs.writeFileSync(path.join(files.batchFiles, 'b0001.jsonl'), '{}\n');
     await resetJobDir(jobDir);
     expect(fs.readdirSync(jobDir)).toEqual(['lock']);
     await release();

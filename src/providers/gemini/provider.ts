@@ -9,6 +9,7 @@ import { OAuth2Client, type GoogleAuthOptions } from 'google-auth-library';
 import { rememberSecret } from '../../config/known-secrets.js';
 import { classifyFailure } from './classify-failure.js';
 import { createGeminiCaller, geminiClient, type GeminiAuth } from './gemini-caller.js';
+import { createGeminiBatchService } from './batch-service.js';
 
 /** The Gemini API's host, where requests go without --base-url (the SDK's default). */
 export const GEMINI_API_HOST = 'generativelanguage.googleapis.com';
@@ -26,6 +27,10 @@ export function createGeminiProvider(connection: ProviderConnection): Provider {
     identity: () => ({ provider: 'gemini', endpoint: host }),
     caller: (credential) => createGeminiCaller({ auth: authOf(credential), ...baseUrlOf(connection), timeoutMs: connection.timeoutMs }),
     countTokens: (credential, model, prompts) => countTokens(authOf(credential), connection, model, prompts),
+    batches: (credential) => {
+      const auth = authOf(credential);
+      return createGeminiBatchService({ apiKey: auth.kind === 'api-key' ? auth.apiKey : '', ...baseUrlOf(connection), timeoutMs: connection.timeoutMs });
+    },
   };
 }
 
