@@ -6,7 +6,8 @@
  * - Vertex AI: `POST /v1beta1/projects/{p}/locations/{l}/publishers/google/models/{model}:generateContent` (also `/v1/`,
  *   the express-mode path without `projects/…/locations/…`), `Authorization: Bearer TOKEN` or `x-goog-api-key`;
  * - OpenAI: `POST /v1/chat/completions` and Gemini's compatibility path `/v1beta/openai/chat/completions`,
- *   `Authorization: Bearer KEY` (batch-openai-vertex-facts.md §b.1).
+ *   `Authorization: Bearer KEY` (batch-openai-vertex-facts.md §b.1);
+ * - the Files API and the batches resource (batch-http.ts).
  * Headers mirror a recorded live response (§2.5): JSON as `application/json; charset=UTF-8`, no Retry-After,
  * no x-ratelimit-*. Streaming answers are one SSE event with `alt=sse`, else a JSON array; streaming errors are
  * served as text/event-stream like the real API (§2.5, §8.4).
@@ -15,7 +16,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { constants as h2, createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { Socket } from 'node:net';
 import zlib from 'node:zlib';
+import { routeBatchApi } from './batch-http.js';
 import { notFoundPath, rpcError } from './error-bodies.js';
+import { BASE_HEADERS } from './http-headers.js';
 import type { DialectName, Endpoint } from './dialect.js';
 import type { Outcome, SimEngine, SimRequest } from './sim-engine.js';
 
@@ -63,14 +66,6 @@ function credentialOf(req: Req, route: Route, params: URLSearchParams | undefine
 
 /** Largest request body accepted, bytes (the real API's 20 MB request limit). */
 export const MAX_BODY_BYTES = 20 * 1024 * 1024;
-
-const BASE_HEADERS = {
-  Vary: 'Origin, X-Origin, Referer',
-  Server: 'scaffolding on HTTPServer2',
-  'X-XSS-Protection': '0',
-  'X-Frame-Options': 'SAMEORIGIN',
-  'X-Content-Type-Options': 'nosniff',
-};
 
 /** A request and its response, over HTTP/1.1 or (with TLS) HTTP/2 through node's compatibility API. */
 type Req = IncomingMessage | Http2ServerRequest;
@@ -222,7 +217,7 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
 
   const control = (req: Req, res: Res, path: string, query: string): boolean => {
     if (req.method === 'GET' && path === '/__sim/stats') {
-      writeJson(res, 200, engine.stats.snapshot());
+      writeJson(res, 200, engine.snapshot());
     } else if (req.method === 'GET' && path === '/__sim/log') {
       if (!engine.log) {
         writeJson(res, 404, rpcError(404, 'The request log is off; set "requestLog": true in the scenario.'));
@@ -233,6 +228,8 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
     } else if (req.method === 'POST' && path === '/__sim/reset') {
       engine.stats.reset();
       writeJson(res, 200, { reset: true });
+    } else if (req.method === 'GET' && path === '/__sim/batches') {
+      writeJson(res, 200, engine.batches.records());
     } else if (req.method === 'GET' && path === '/__sim/health') {
       writeJson(res, 200, { ok: true });
     } else return false;
@@ -246,6 +243,7 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
     const path = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? '' : url.slice(q + 1);
     if (path.startsWith('/__sim/') && control(req, res, path, query)) return;
+    if (routeBatchApi(engine, req, res, path, query, tls ? 'https' : 'http', later)) return;
     const route = req.method === 'POST' ? routeOf(path) : undefined;
     if (route) return api(req, res, route, query);
     req.resume();

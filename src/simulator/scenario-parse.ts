@@ -7,6 +7,7 @@ import { InputError } from '../errors.js';
 import { locateSyntaxError, type PathSegment } from './json-locate.js';
 import { builtInCatalogue, modelSpec } from './model-catalogue.js';
 import { SCENARIO_INVALID, ScenarioChecker, type Obj } from './scenario-checker.js';
+import { parseBatch } from './scenario-batch.js';
 import { parseScripts } from './scenario-scripts.js';
 import {
   BILLING_CODES,
@@ -30,7 +31,7 @@ const FLAVOURS: readonly QuotaFlavour[] = ['full-new', 'full-old', 'help-only', 
 const TIERS: readonly Tier[] = ['free', 'paid'];
 const TOP_FIELDS = [
   'description', 'seed', 'acceptAnyKey', 'defaultProject', 'tier', 'window', 'countRejected', 'quota429',
-  'requestLog', 'models', 'projects', 'faults', 'latency', 'scripts', 'openai',
+  'requestLog', 'models', 'projects', 'faults', 'latency', 'scripts', 'openai', 'batch',
 ];
 
 /** The `openai` block's defaults: style by path, every header, every response_format type. */
@@ -252,6 +253,7 @@ function parseWith(c: ScenarioChecker, json: unknown): Scenario {
     openai: parseOpenAI(c, o.openai),
   };
   if (o.description !== undefined) scenario.description = c.string(o.description, ['description'], false);
+  if (o.batch !== undefined) scenario.batch = parseBatch(c, o.batch);
   crossCheck(c, scenario);
   return scenario;
 }

@@ -11,6 +11,8 @@
  * scripted response → random fault → answer.
  */
 import { buildAnswer, responseIdFor, type AnswerOverride } from './answer-builder.js';
+import { BatchService } from './batch-service.js';
+import { defaultBatchScenario } from './batch-types.js';
 import type { Dialect, DialectName, Endpoint, ReadResult, Reply, SimFailure } from './dialect.js';
 import * as bodies from './error-bodies.js';
 import { namedFixture } from './error-bodies.js';
@@ -26,7 +28,7 @@ import type { RequestView } from './request-view.js';
 import { limitsFor } from './scenario-presets.js';
 import { ScriptBook } from './script-book.js';
 import { StatsCollector, type RequestRecord } from './sim-stats.js';
-import type { FaultKind, ModelLimits, ModelSpec, Scenario, ScenarioProject, ScriptResponse, SimClock } from './types.js';
+import type { FaultKind, ModelLimits, ModelSpec, Scenario, ScenarioProject, ScriptResponse, SimClock, SimStats } from './types.js';
 import { vertexDialect } from './vertex-dialect.js';
 
 export type { Endpoint } from './dialect.js';
@@ -78,6 +80,8 @@ interface Trace {
 export class SimEngine {
   readonly stats: StatsCollector;
   readonly log: RequestLog | undefined;
+  /** The Batch API and the Files API (batch-service.ts); its line answers share this engine's scripts. */
+  readonly batches: BatchService;
   private readonly ledger = new QuotaLedger();
   private readonly keys = new Map<string, Caller>();
   private readonly anyKeys = new Map<string, string>();
@@ -97,6 +101,7 @@ export class SimEngine {
     this.log = scenario.requestLog ? new RequestLog() : undefined;
     this.faults = new FaultPlan(scenario);
     this.scripts = new ScriptBook(scenario.scripts);
+    this.batches = new BatchService(scenario.batch ?? defaultBatchScenario(), scenario.seed, scenario.models, clock, this.scripts);
     for (const project of scenario.projects) {
       for (const k of project.keys) this.keys.set(k.key, { project, alias: k.alias, leaked: k.leaked });
     }
@@ -107,6 +112,23 @@ export class SimEngine {
       openai: openaiDialect(style === 'auto' ? 'openai' : style, scenario.openai),
       'gemini-compat': openaiDialect(style === 'auto' ? 'gemini-compat' : style, scenario.openai),
     };
+  }
+
+  /** The ground truth of `GET /__sim/stats`: the request counters and the Batch API's. */
+  snapshot(): SimStats {
+    return { ...this.stats.snapshot(), batches: this.batches.stats() };
+  }
+
+  /**
+   * The caller of a key for the Files and Batch APIs: its quota project and alias, or the failure a Gemini request
+   * with that key gets (missing, unknown, leaked key).
+   */
+  authenticate(key: string | undefined): { project: string; alias: string } | SimFailure {
+    if (key === undefined || key === '') return { kind: 'missing-key' };
+    const caller = this.resolveKey(key);
+    if (!caller) return { kind: 'invalid-key', key };
+    if (caller.leaked) return { kind: 'leaked-key' };
+    return { project: caller.project.id, alias: caller.alias };
   }
 
   /**

@@ -180,8 +180,8 @@ export class StatsCollector {
     }
   }
 
-  /** A detached copy of the current statistics. */
-  snapshot(): SimStats {
+  /** A detached copy of the current statistics (the engine adds the Batch API's, SimEngine.snapshot). */
+  snapshot(): Omit<SimStats, 'batches'> {
     const peaks = (e: ModelEntry): Peaks60s => ({
       admitted: { requests: e.admitted.requests, inputTokens: e.admitted.tokens },
       arrived: { requests: e.arrived.requests, inputTokens: e.arrived.tokens },

@@ -4,6 +4,7 @@
 import { startHttpServer, type ContentCoding, type TlsOptions } from './http-server.js';
 import { warmTokenizer } from './tokenizer.js';
 import { SimEngine } from './sim-engine.js';
+import type { BatchEvent } from './batch-types.js';
 import type { Scenario, SimClock, SimStats } from './types.js';
 
 /** A running simulator. */
@@ -13,6 +14,11 @@ export interface SimulatorHandle {
   port: number;
   /** The same ground truth as `GET /__sim/stats`. */
   stats(): SimStats;
+  /**
+   * Calls `listener` synchronously with each Batch API event (an upload started, a file or batch created, a create
+   * rejected, a download started…), before any scripted reply delay; returns the function that stops it.
+   */
+  onBatchEvent(listener: (event: BatchEvent) => void): () => void;
   /** Stops the server: pending delayed answers are dropped, hanging requests and connections closed. */
   close(): Promise<void>;
 }
@@ -51,7 +57,8 @@ export async function startSimulator(scenario: Scenario, options: StartOptions =
   return {
     url: `${options.tls ? 'https' : 'http'}://${urlHost}:${running.port}`,
     port: running.port,
-    stats: () => engine.stats.snapshot(),
+    stats: () => engine.snapshot(),
+    onBatchEvent: (listener) => engine.batches.onEvent(listener),
     close: () => running.close(),
   };
 }

@@ -3,6 +3,7 @@
  * {@link SimClock}, and {@link SimStats}, the ground truth served at `GET /__sim/stats`.
  * The scenario file format is documented in ./README.md.
  */
+import type { BatchScenario, BatchStats } from './batch-types.js';
 import type { PackFault } from './pack-answer.js';
 
 /** Source of the current time, epoch milliseconds. Tests inject a fake one to cross minutes and Pacific midnight. */
@@ -193,6 +194,8 @@ export interface Scenario {
   requestLog: boolean;
   /** The OpenAI dialect's conventions. */
   openai: OpenAIOptions;
+  /** The Batch API's clock, limits and scripted cases (batch-types.ts); absent: every default. */
+  batch?: BatchScenario;
 }
 
 /** Counters of one key, project or model. Tokens are those of answered (HTTP 200) requests. */
@@ -242,6 +245,8 @@ export interface SimStats {
     string,
     SimCounters & { peak60s: Peaks60s; models: Record<string, SimCounters & { peak60s: Peaks60s }> }
   >;
+  /** The Batch API: batches created and rejected, by state, per set of line keys; files uploaded, downloads. */
+  batches: BatchStats;
 }
 
 /** One entry of `GET /__sim/log` (only when the scenario sets `requestLog`). */
