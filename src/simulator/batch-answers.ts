@@ -111,6 +111,8 @@ export class BatchAnswerer {
         return fail(14);
       case 'hang':
         return fail(4);
+      case 'pack':
+        return { ...result, response: buildAnswer(ctx, { kind: 'pack', fault: scripted.fault, marker: this.scripts.match(scriptIndex) }).body };
       default:
         return { ...result, response: buildAnswer(ctx, scripted).body };
     }
