@@ -31,6 +31,7 @@ function classifyOptions(cmd: Command, forPlan = false): Command {
     new Option('--provider <name>', 'who answers: gemini (default: the Gemini API, API keys), openai (any OpenAI-compatible chat/completions server: --base-url …/v1, OPENAI_API_KEY), vertex (Vertex AI: Application Default Credentials, --project, --location)'),
     new Option('--project <id>', 'Vertex AI: the Google Cloud project (default GOOGLE_CLOUD_PROJECT)'),
     new Option('--location <name>', 'Vertex AI: the region, or global (default GOOGLE_CLOUD_LOCATION, else global)'),
+    new Option('--service-tier <tier>', 'Gemini and Vertex AI: flex (half price, answers in 1–15 minutes, may be shed and retried), standard (the default), or priority (up to twice the price, faster; may be served at standard)'),
     new Option('-o, --output <file>', 'output file; the extension picks the format (.csv .tsv .jsonl .xlsx); - for CSV on stdout'),
     new Option('--job-dir <dir>', 'job directory (default <input>.gemini-batch beside the input)'),
     new Option('--keys-file <file>', 'API keys, one a line: KEY or PROJECT KEY; keys of one project share its limits'),

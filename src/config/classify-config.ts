@@ -8,10 +8,11 @@ import type { InputOptions } from '../input/input-source.js';
 import { parseLabelLines, parseLabelList } from '../prompt/labels.js';
 import { compileSchema, type StructuredSchema } from '../prompt/structured-output.js';
 import { TIERS, type Tier } from '../plan/published-limits.js';
-import type { ProviderName } from '../providers/contract.js';
+import type { ModelRequest, ProviderName } from '../providers/contract.js';
 import { providerCatalog } from '../providers/create-provider.js';
 import { providerOptions } from './provider-options.js';
 import { DEFAULT_HEADROOM } from '../schedule/quota-limits.js';
+import { FLEX_TIMEOUT_BOUNDS } from '../schedule/request-timeout.js';
 import { fraction, integer, nonNegativeNumber, oneOf, positiveInt, readTextOption } from './option-values.js';
 
 /** Options as commander hands them over (strings, booleans). */
@@ -60,6 +61,7 @@ export interface RawClassifyOptions {
   provider?: string;
   project?: string;
   location?: string;
+  serviceTier?: string;
 }
 
 export interface ClassifyConfig {
@@ -114,7 +116,18 @@ export interface ClassifyConfig {
   project: string | undefined;
   /** Vertex AI: the region or `global` (--location, else GOOGLE_CLOUD_LOCATION, else `global`). */
   location: string | undefined;
+  /** --service-tier: the online service tier every request asks for (Gemini, Vertex); undefined: none named (standard). */
+  serviceTier: ServiceTier | undefined;
 }
+
+/** The online service tiers of --service-tier (docs/service-tiers.md). */
+export type ServiceTier = NonNullable<ModelRequest['serviceTier']>;
+
+/** The --service-tier values. */
+export const SERVICE_TIERS: readonly ServiceTier[] = ['flex', 'standard', 'priority'];
+
+/** The least request timeout of the Flex tier, ms (schedule/request-timeout.ts FLEX_TIMEOUT_BOUNDS). */
+export const FLEX_MIN_TIMEOUT_MS = FLEX_TIMEOUT_BOUNDS.floorMs;
 
 /** @default 60 s */
 export const DEFAULT_TIMEOUT_S = 60;
@@ -180,6 +193,14 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
   if (tier !== undefined && provider.name !== 'gemini') {
     throw new UsageError('OPTION_CONFLICT', `--tier names a usage tier of the Gemini API; --provider ${provider.name} has none. Give --rpm/--tpm/--rpd instead.`);
   }
+  const serviceTier = serviceTierOption(raw.serviceTier, provider.name);
+  const timeout = timeoutMs(raw.timeout);
+  if (serviceTier === 'flex' && timeout !== undefined && timeout < FLEX_MIN_TIMEOUT_MS) {
+    throw new UsageError(
+      'OPTION_CONFLICT',
+      `--service-tier flex answers take 1–15 minutes, so a request's timeout must be at least ${FLEX_MIN_TIMEOUT_MS / 1000} s; --timeout ${raw.timeout} would cut them off. Leave --timeout out (Flex requests then wait at least ${FLEX_MIN_TIMEOUT_MS / 1000} s) or give ${FLEX_MIN_TIMEOUT_MS / 1000} or more.`,
+    );
+  }
   const temperature = nonNegativeNumber('--temperature', raw.temperature) ?? 0;
   if (temperature > 2) throw new UsageError('OPTION_INVALID', `--temperature must be between 0 and 2, got ${temperature}.`);
 
@@ -210,7 +231,7 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     baseUrl: raw.simulate ? undefined : baseUrl,
     simulate: raw.simulate ?? false,
     simulateConfig: raw.simulateConfig,
-    timeoutMs: timeoutMs(raw.timeout),
+    timeoutMs: timeout,
     maxAttempts: positiveInt('--max-attempts', raw.maxAttempts) ?? DEFAULT_MAX_ATTEMPTS,
     retryErrors: raw.retryErrors ?? false,
     restart: raw.restart ?? false,
@@ -230,7 +251,27 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     provider: provider.name,
     project: provider.project,
     location: provider.location,
+    serviceTier,
   };
+}
+
+/**
+ * --service-tier: `flex`, `standard` or `priority` (any case), for a provider that serves them.
+ * @throws UsageError `OPTION_INVALID` for another value; `OPTION_CONFLICT` for a provider without service tiers.
+ */
+function serviceTierOption(value: string | undefined, provider: ProviderName): ServiceTier | undefined {
+  if (value === undefined) return undefined;
+  const tier = value.trim().toLowerCase();
+  if (!(SERVICE_TIERS as readonly string[]).includes(tier)) {
+    throw new UsageError('OPTION_INVALID', `--service-tier must be flex (half price, answers in minutes, may be shed), standard or priority (dearer, faster), got ${JSON.stringify(value)}.`);
+  }
+  if (!providerCatalog(provider).serviceTiers) {
+    throw new UsageError(
+      'OPTION_CONFLICT',
+      `--service-tier names a service tier of Gemini and Vertex AI; --provider ${provider} does not send one (OpenAI-compatible servers differ in what service_tier means and costs). Leave out --service-tier.`,
+    );
+  }
+  return tier as ServiceTier;
 }
 
 /** --tier: `free`, `1`, `2` or `3` (also `tier1`, `Free`…). @throws UsageError `OPTION_INVALID`. */

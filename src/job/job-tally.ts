@@ -85,9 +85,10 @@ export class JobTally {
 
   /**
    * A row finished: `previous` is its status before (undefined when it had none) and `previousTier` the tier its earlier
-   * result was counted at; `usage` are this run's tokens of the row, billed at `tier`.
+   * result was counted at; `usage` are this run's tokens of the row, billed at `tier`. `earlier`, the tokens of the
+   * earlier result, are counted at `tier` from now on (the journal line holds them all under one tier).
    */
-  finish(previous: RowStatus | undefined, status: RowStatus, usage: RowTokens, tier: BillingTier = 'standard', previousTier?: BillingTier): void {
+  finish(previous: RowStatus | undefined, status: RowStatus, usage: RowTokens, tier: BillingTier = 'standard', previousTier?: BillingTier, earlier?: RowTokens): void {
     if (previous === undefined) {
       this.byStatus.pending--;
       this.done++;
@@ -100,7 +101,13 @@ export class JobTally {
     this.tokens.input += usage.input;
     this.tokens.output += usage.output;
     this.tokens.thoughts += usage.thoughts;
-    if (this.#price && this.costUsd !== undefined) this.costUsd += tierCost(this.#price, tier, usage.input, usage.output + usage.thoughts);
+    if (this.#price && this.costUsd !== undefined) {
+      this.costUsd += tierCost(this.#price, tier, usage.input, usage.output + usage.thoughts);
+      const was = previousTier ?? 'standard';
+      if (earlier && was !== tier) {
+        this.costUsd += tierCost(this.#price, tier, earlier.input, earlier.output + earlier.thoughts) - tierCost(this.#price, was, earlier.input, earlier.output + earlier.thoughts);
+      }
+    }
     this.finishedThisRun++;
   }
 }

@@ -55,6 +55,7 @@ export async function prepareJob(input: string, raw: RawClassifyOptions, env: No
     maxOutputTokens: config.maxOutputTokens,
     thinkingBudget: config.thinkingBudget,
     examples,
+    ...(config.serviceTier !== undefined ? { serviceTier: config.serviceTier } : {}),
   });
   const features = requestFeatures({ template, system: config.system, labels: config.labels, schema: config.schema?.json, examples });
   return { config, source, template, examples, mode, layout: resultLayout(source.columns, source.headerCells, config.schema?.properties, answerColumnOf(config)), build, features };

@@ -53,6 +53,7 @@ export async function* rowsToSend(o: RowSourceOptions): AsyncGenerator<WorkItem>
       attempts: 0,
       earlierAttempts: previous?.attempts ?? 0,
       earlierUsage: previous ? { ...previous.tokens } : { input: 0, output: 0, thoughts: 0 },
+      ...(previous ? { earlierTier: previous.tier ?? 'standard' } : {}),
       notBefore: 0,
       variant: undefined,
       retriedFor: new Set(),

@@ -7,18 +7,19 @@
  * options → keys → input header and template → job directory (manifest, lock, journal) → whole-input scan (first run)
  * → endpoint (simulator) → send → output → summary.
  */
-import type { RawClassifyOptions } from '../config/classify-config.js';
+import type { RawClassifyOptions, ServiceTier } from '../config/classify-config.js';
 import { redactSecrets } from '../config/known-secrets.js';
 import { stat } from 'node:fs/promises';
 import { ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
 import { formatCommand, type Invocation } from '../invocation.js';
 import { answerJudge } from '../answers/judge-answer.js';
-import type { QuotaDay } from '../providers/contract.js';
+import type { ModelPrice, QuotaDay } from '../providers/contract.js';
 import { ModelFailure } from '../providers/failures.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
 import { defaultOutputPath } from '../output/output-format.js';
-import { priceOf } from '../plan/price.js';
+import { BILLING_TIERS, billedTier, dearerTier, priceOf, type BillingTier } from '../plan/price.js';
+import { FLEX_TIMEOUT_BOUNDS } from '../schedule/request-timeout.js';
 import { countOf, estimateEta, formatCount, RateMeter, type ProgressSnapshot } from '../report/progress-snapshot.js';
 import type { Reporter } from '../report/reporter.js';
 import type { JobSummary } from '../report/summary.js';
@@ -99,10 +100,13 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   const { gates, pools, onKeyRefused } = buildPools(config, endpoint, daily, notify);
   const estimator = new TokenEstimator();
   const judge = answerJudge(prepared.mode);
+  /** Answers of this run by the tier that served them. */
+  const served = Object.fromEntries(BILLING_TIERS.map((t) => [t, 0])) as Record<BillingTier, number>;
   const record = (item: WorkItem, outcome: RowOutcome) => {
     const previous = journal.status(item.row);
-    journal.append(journalEntry(item, outcome));
-    tally.finish(previous, outcome.status, item.usage);
+    const tier = rowTier(item, price);
+    journal.append(journalEntry(item, outcome, tier));
+    tally.finish(previous, outcome.status, item.usage, tier ?? 'standard', previous !== undefined ? (item.earlierTier ?? 'standard') : undefined, item.earlierUsage);
   };
 
   const dispatcher = new Dispatcher({
@@ -124,11 +128,17 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     buildRequest: prepared.build,
     ...(endpoint.provider.quotaTokens ? { extraQuotaTokens: endpoint.provider.quotaTokens.bind(endpoint.provider) } : {}),
     judge: (_item, answer) => judge(answer),
+    onAnswer: (item, request, answer) => {
+      const tier = billedTier(request, answer);
+      served[tier]++;
+      item.tier = dearerTier(price, item.tier, tier);
+    },
     onFinished: record,
     onNotice: notify,
     onKeyRefused,
     maxAttempts: config.maxAttempts,
     timeoutMs: config.timeoutMs,
+    ...(config.serviceTier === 'flex' ? { timeoutBounds: FLEX_TIMEOUT_BOUNDS } : {}),
     // The in-process simulator holds the server's end of every connection in this process too.
     fdsPerRequest: config.simulate ? 2 : 1,
   });
@@ -143,7 +153,11 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     resumed: tally.resumed,
     ...tally.sendPlan(config.retryErrors),
     pools: endpoint.credentials.map((k) => `${k.alias} → project ${k.project} (${config.workersPerKey !== undefined ? `at most ${config.workersPerKey} in flight` : 'in flight: what the quota needs'})`),
-    limits: [...[...gates.values()].map(({ limiter }) => `project ${limiter.project}: ${describeLimits(limiter.limits)}`), limitsChoice.line],
+    limits: [
+      ...[...gates.values()].map(({ limiter }) => `project ${limiter.project}: ${describeLimits(limiter.limits)}`),
+      limitsChoice.line,
+      ...(config.serviceTier !== undefined ? [`service tier: ${SERVICE_TIER_NOTES[config.serviceTier]}`] : []),
+    ],
     jobDir: job.dir,
     output: outputTarget === '-' ? 'stdout' : outputTarget,
     endpoint: endpoint.description,
@@ -203,6 +217,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     jobDir: job.dir,
     resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(p.invocation) : undefined,
     bound: dispatcher.bindingShares().map((b) => ({ binding: BINDING_LABELS[b.binding], share: b.share })),
+    ...(config.serviceTier !== undefined || served.standard < BILLING_TIERS.reduce((n, t) => n + served[t], 0) ? { served: { ...served } } : {}),
   });
   await logRun(null);
   let ticks = 0;
@@ -366,8 +381,26 @@ async function keepEarlierOutput(target: string, end: DispatchEnd, finishedThisR
 }
 
 
-/** The journal line of a finished row. */
-function journalEntry(item: WorkItem, outcome: RowOutcome): JournalEntry {
+/** What the run's header says of each --service-tier. */
+const SERVICE_TIER_NOTES: Readonly<Record<ServiceTier, string>> = {
+  flex: `flex — half price; answers take minutes (each request may wait ${FLEX_TIMEOUT_BOUNDS.floorMs / 60_000}–${FLEX_TIMEOUT_BOUNDS.capMs / 60_000} min); requests the server sheds (503) are sent again, never failing a row`,
+  standard: 'standard',
+  priority: 'priority — up to twice the price (counted at 2×); a request over the Priority limit is served, and billed, at standard',
+};
+
+/**
+ * The billing tier of a finished row's journal line: the tier of this run's answers, and of the earlier result's
+ * tokens when it had any — the dearer when they differ; undefined (standard) when neither.
+ */
+function rowTier(item: WorkItem, price: ModelPrice | undefined): BillingTier | undefined {
+  const e = item.earlierUsage;
+  const earlier = e.input + e.output + e.thoughts > 0 ? item.earlierTier : undefined;
+  if (earlier === undefined) return item.tier;
+  return item.tier === undefined ? earlier : dearerTier(price, earlier, item.tier);
+}
+
+/** The journal line of a finished row, its tokens billed at `tier`. */
+function journalEntry(item: WorkItem, outcome: RowOutcome, tier: BillingTier | undefined): JournalEntry {
   return {
     row: item.row,
     fp: item.fingerprint,
@@ -384,6 +417,7 @@ function journalEntry(item: WorkItem, outcome: RowOutcome): JournalEntry {
     },
     attempts: item.earlierAttempts + item.attempts,
     key: item.key,
+    ...(tier !== undefined && tier !== 'standard' ? { tier } : {}),
     time: new Date().toISOString(),
   };
 }

@@ -9,6 +9,7 @@ import { defaultJobDir, jobFiles } from '../journal/job-dir.js';
 import { Journal } from '../journal/journal.js';
 import { readManifest, sha256File } from '../journal/manifest.js';
 import { countOf, formatCount } from '../report/progress-snapshot.js';
+import { formatServed } from '../report/summary.js';
 import { ROW_STATUSES } from '../row-status.js';
 import { readRunLog } from './run-log.js';
 import { priceOf } from '../plan/price.js';
@@ -61,6 +62,8 @@ export async function runStatus(
       remaining: byStatus.pending,
       tokens: tally.tokens,
       costUsd: costUsd ?? null,
+      /** Rows with a result by the billing tier their tokens are counted at (flex, batch, priority, standard). */
+      byTier: tally.byTier,
       attempts: totals.attempts,
       retries,
       runs: runs.length,
@@ -94,7 +97,8 @@ export async function runStatus(
         `tokens: input ${formatCount(totals.input)} · output ${formatCount(totals.output)} · thinking ${formatCount(totals.thoughts)}` +
           (costUsd !== undefined
             ? ` · cost so far ≈ $${costUsd.toFixed(costUsd < 1 ? 4 : 2)} at ${Object.keys(override).length > 0 ? 'the price given' : 'list price'}`
-            : ` · cost unknown: no list price for ${model} (give --price-input and --price-output, USD per 1M tokens)`),
+            : ` · cost unknown: no list price for ${model} (give --price-input and --price-output, USD per 1M tokens)`) +
+          (tally.byTier.standard < tally.done ? ` · rows billed at ${formatServed(tally.byTier)}` : ''),
         `requests: ${formatCount(requests)} in ${runs.length} run${runs.length === 1 ? '' : 's'} · 429s: ${formatCount(rateLimited)} · retries: ${formatCount(retries)}`,
         '',
       ].join('\n'),

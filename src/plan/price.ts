@@ -3,7 +3,7 @@
  * figure replaced by `--price-input` / `--price-output`; the price of each billing tier (standard, flex, priority,
  * batch: the standard price times the provider's factor, ModelPrice.tiers); and the cost of a request at a price.
  */
-import type { BillingTier, ModelPrice } from '../providers/contract.js';
+import type { BillingTier, ModelAnswer, ModelPrice, ModelRequest } from '../providers/contract.js';
 
 export type { BillingTier, ModelPrice };
 
@@ -80,4 +80,13 @@ export function dearerTier(price: ModelPrice | undefined, a: BillingTier | undef
 export function billingTierOf(served: string | undefined): BillingTier | undefined {
   const v = served?.trim().toLowerCase();
   return (BILLING_TIERS as readonly string[]).includes(v ?? '') ? (v as BillingTier) : undefined;
+}
+
+/**
+ * The billing tier an answer's tokens are counted at: the tier that served it (ModelAnswer.served.serviceTier: the
+ * `x-gemini-service-tier` header, Vertex's trafficType), else the tier the request asked for, else standard
+ * (docs/service-tiers.md "The tier that served an answer").
+ */
+export function billedTier(request: Pick<ModelRequest, 'serviceTier'>, answer: Pick<ModelAnswer, 'served'>): BillingTier {
+  return billingTierOf(answer.served?.serviceTier) ?? request.serviceTier ?? 'standard';
 }

@@ -247,6 +247,11 @@ export interface ProviderCatalog {
   readonly usageTiers: boolean;
   /** It can count a prompt's tokens before sending (`plan --count-tokens`). */
   readonly countsTokens: boolean;
+  /**
+   * It serves the online service tiers `--service-tier` names (flex, standard, priority: {@link ModelRequest.serviceTier})
+   * and says which one served each answer (Gemini and Vertex: docs/service-tiers.md).
+   */
+  readonly serviceTiers: boolean;
   /** How a request turns reasoning off, for messages: `thinkingBudget 0`, `reasoning_effort "none"`. */
   readonly reasoningOff: string;
   /** Knowledge of a model id; unknown ids get conservative defaults. */

@@ -9,6 +9,7 @@
  * | RateLimitFailure      | HTTP 429 (Gemini RESOURCE_EXHAUSTED, OpenAI rate_limit_exceeded) | as its {@link RateLimitDetails} say (schedule/rate-limit-policy.ts) |
  * | BillingFailure        | the account cannot pay (OpenAI insufficient_quota and its family) | never: the run stops, rows pending (exit 3) |
  * | ServerFailure         | 500, 502, 503, 504, other 5xx, non-JSON proxy pages         | backoff with jitter             |
+ * | ShedFailure           | 503 to a Flex-tier request: load shed, the tier's normal behaviour | backoff; never fails a row   |
  * | ConnectionFailure     | network error, reset, refused (no HTTP status); `local` when our own sockets ran out (EMFILE…) | backoff with jitter |
  * | TimeoutFailure        | no answer within --timeout; we aborted it                   | backoff with jitter             |
  * | KeyFailure            | the credential is refused (400 API_KEY_INVALID, 401, 403)   | on another key                  |
@@ -96,6 +97,16 @@ export class ServerFailure extends ApiFailure {
   constructor(message: string, httpStatus: number, raw: unknown = null, reason = '') {
     super('API_SERVER_ERROR', message, httpStatus, raw, reason);
   }
+}
+
+/**
+ * A Flex-tier request shed by the server (HTTP 503 UNAVAILABLE to `serviceTier: "flex"`): best-effort capacity was
+ * short, which is the tier's normal behaviour (docs/service-tiers.md), not an outage. Retried with backoff without
+ * counting against the row's attempts (schedule/failure-policy.ts); a run stops only when sheds go on without any
+ * answer for a long time (schedule/endpoint-health.ts).
+ */
+export class ShedFailure extends ServerFailure {
+  override readonly code = 'API_SHED';
 }
 
 /**

@@ -26,6 +26,18 @@ export interface JobSummary {
   escapedCells?: number;
   /** What held the run back, with its share of the run's time, largest first (schedule/binding.ts). */
   bound: Array<{ binding: string; share: number }>;
+  /**
+   * This run's answers by the service tier that served them (`x-gemini-service-tier`, Vertex's trafficType, else the
+   * tier asked); present when --service-tier was given or an answer came from a tier other than standard.
+   */
+  served?: Partial<Record<string, number>>;
+}
+
+/** `180 flex, 20 standard`: the tiers that served answers, most first. */
+export function formatServed(served: NonNullable<JobSummary['served']>): string {
+  const counts = Object.entries(served).filter((e): e is [string, number] => (e[1] ?? 0) > 0);
+  counts.sort((a, b) => b[1] - a[1]);
+  return counts.map(([tier, n]) => `${formatCount(n)} ${tier}`).join(', ');
 }
 
 /** `RPM 92 % · concurrency 5 % · 429 pause 3 %`: shares under 1 % are left out. */
@@ -43,7 +55,8 @@ export function formatSummary(s: JobSummary): string[] {
   const lines = [
     `${s.ending}.`,
     `rows: ${formatCount(s.total)} — ${statuses.join(', ') || 'none'}`,
-    `requests: ${formatCount(s.requests)} · 429s: ${formatCount(s.rateLimited)} · retries: ${formatCount(s.retries)}`,
+    `requests: ${formatCount(s.requests)} · 429s: ${formatCount(s.rateLimited)} · retries: ${formatCount(s.retries)}` +
+      (s.served && formatServed(s.served) !== '' ? ` · served: ${formatServed(s.served)}` : ''),
     `tokens: input ${formatCount(s.tokens.input)} · output ${formatCount(s.tokens.output)} · thinking ${formatCount(s.tokens.thoughts)}` +
       (s.costUsd !== undefined ? ` · cost ≈ $${s.costUsd.toFixed(s.costUsd < 1 ? 4 : 2)} at list price` : ''),
     `time: ${formatDuration(s.wallMs)} (${rate} rows/s this run)`,

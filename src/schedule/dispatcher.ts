@@ -74,6 +74,11 @@ export interface DispatcherOptions {
   extraQuotaTokens?: (request: ModelRequest) => number;
   /** Makes sense of an HTTP 200 answer. */
   judge(item: WorkItem, answer: ModelAnswer): Verdict;
+  /**
+   * Told of every HTTP 200 answer, before it is judged, with the request it answers (the job reads the tier that served
+   * it and what it cost).
+   */
+  onAnswer?(item: WorkItem, request: ModelRequest, answer: ModelAnswer): void;
   /** Receives each finished row exactly once (the journal). */
   onFinished(item: WorkItem, outcome: RowOutcome): void;
   /** Receives messages to show once per key. */
@@ -86,6 +91,8 @@ export interface DispatcherOptions {
   stopGraceMs?: number;
   /** --timeout in ms; undefined: adaptive (./request-timeout.ts). */
   timeoutMs?: number | undefined;
+  /** The adaptive timeout's bounds, ms (Flex requests: FLEX_TIMEOUT_BOUNDS); default ./request-timeout.ts's. */
+  timeoutBounds?: { floorMs: number; capMs: number };
   /**
    * File descriptors each request in flight holds: 1 over the network, 2 when the server runs in this process
    * (--simulate). Sets the process's ceiling on requests in flight (./fd-budget.ts). Default 1.
@@ -192,7 +199,7 @@ export class Dispatcher {
     this.#health = new EndpointHealth(now);
     this.#binding = new BindingMeter(now);
     this.#loadGuard = options.loadGuard === undefined ? new LoadGuard() : options.loadGuard;
-    this.#timeout = new RequestTimeout(options.timeoutMs);
+    this.#timeout = new RequestTimeout(options.timeoutMs, options.timeoutBounds);
   }
 
   /** Sends every row; resolves when all rows finished or the run stopped. Rejects only if the row source throws. */
@@ -485,6 +492,7 @@ export class Dispatcher {
       gate.limiter.setEstimateError(this.#o.estimator.relativeError);
     }
     gate.policy.onAnswered(now, reservation.at);
+    this.#o.onAnswer?.(item, request, answer);
     item.attempts++;
     item.usage.input += inputTokens;
     item.usage.output += answer.usage.outputTokens;

@@ -4,10 +4,15 @@
  * request itself is wrong: a bad option, not a bad row). Also says whether the endpoint serves most requests, which
  * decides whether transient failures count against a row's attempts (./failure-policy.ts).
  *
+ * Flex sheds (ShedFailure: a 503 to a Flex request) are the tier's normal behaviour: they do not count as transient
+ * failures (neither for the outage rule nor for whether other rows' failures are the endpoint's). Their own bound: the
+ * run stops (rows pending, resumable) when at least {@link UNREACHABLE_AFTER} (or twice the requests in flight) sheds
+ * in a row came and no answer for {@link SHED_OUTAGE_AFTER_MS}.
+ *
  * Refusals are compared by HTTP status and the provider's reason (ApiFailure.reason: for Gemini the status name,
  * google.rpc.ErrorInfo reasons, the fields a BadRequest names), never by message text, which may quote the row.
  */
-import { ConnectionFailure, RequestFailure, ServerFailure, TimeoutFailure, type ApiFailure } from '../providers/failures.js';
+import { ConnectionFailure, RequestFailure, ServerFailure, ShedFailure, TimeoutFailure, type ApiFailure } from '../providers/failures.js';
 
 /**
  * Connection failures in a row (no connection, reset before an answer; timeouts do not count), with no HTTP answer since
@@ -18,6 +23,12 @@ export const UNREACHABLE_AFTER = 16;
 export const SAME_REFUSAL_LIMIT = 10;
 /** How long nothing but transient failures (5xx, resets, timeouts) may last before the run stops, ms. */
 export const OUTAGE_AFTER_MS = 120_000;
+/**
+ * How long Flex sheds may go on without a single answer before the run stops, ms: 30 minutes, twice the slowest Flex
+ * answer (1–15 min, docs/service-tiers.md). A Flex job whose capacity does not come back in that time is better resumed
+ * later (or at --service-tier standard) than kept sending.
+ */
+export const SHED_OUTAGE_AFTER_MS = 30 * 60_000;
 /** Outcomes the "transient failures are common" judgement looks back over. */
 export const RECENT_OUTCOMES = 64;
 /** At this share of transient failures among recent outcomes (or more) they are the endpoint's, not a row's. */
@@ -34,6 +45,7 @@ export class EndpointHealth {
   /** Rows that failed without an answer while none has come yet: a small job is judged after two tries of each. */
   readonly #unansweredRows = new Set<number>();
   #transientInRow = 0;
+  #shedInRow = 0;
   #lastSuccessAt: number;
   #succeeded = false;
   #refusedInRow = 0;
@@ -71,6 +83,7 @@ export class EndpointHealth {
     this.#unansweredInRow = 0;
     this.#unansweredRows.clear();
     this.#transientInRow = 0;
+    this.#shedInRow = 0;
     this.#lastSuccessAt = now;
     this.#succeeded = true;
     this.#refusedInRow = 0;
@@ -83,6 +96,7 @@ export class EndpointHealth {
    * @returns why the run must stop now, or undefined.
    */
   onFailure(failure: ApiFailure, row: number, now: number, slots: number): HealthStop | undefined {
+    if (failure instanceof ShedFailure) return this.#onShed(failure, now, slots);
     const transient = isTransient(failure);
     if (failure instanceof ConnectionFailure && failure.local) return undefined; // our own limit, not the endpoint's
     this.#record(row, transient ? 1 : 0);
@@ -110,6 +124,22 @@ export class EndpointHealth {
       this.#refusedInRow = reason === this.#lastRefusal ? this.#refusedInRow + 1 : 1;
       this.#lastRefusal = reason;
       if (!this.#succeeded && this.#refusedInRow >= SAME_REFUSAL_LIMIT) return { kind: 'fatal', failure };
+    }
+    return undefined;
+  }
+
+  /** A Flex shed: an answer of sorts (the endpoint is up), not a failure, unless sheds are all there is for long. */
+  #onShed(failure: ShedFailure, now: number, slots: number): HealthStop | undefined {
+    this.#answered = true;
+    this.#unansweredInRow = 0;
+    this.#unansweredRows.clear();
+    this.#shedInRow++;
+    if (this.#shedInRow >= Math.max(UNREACHABLE_AFTER, 2 * slots) && now - this.#lastSuccessAt >= SHED_OUTAGE_AFTER_MS) {
+      const minutes = Math.round((now - this.#lastSuccessAt) / 60_000);
+      return {
+        kind: 'outage',
+        reason: `the Flex tier shed every request for ${minutes} min (last: ${failure.message}); run the same command again later, or with --service-tier standard`,
+      };
     }
     return undefined;
   }

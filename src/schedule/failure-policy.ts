@@ -14,6 +14,7 @@
  * | 429                                      | retry through the project's gate | as the 429 policy says (daily, limit 0: no) | 0: the project's pause governs |
  * | 429 of shared capacity (Vertex DSQ)      | retry; the project only slows    | yes                                | equal jitter from 1 s, doubling (or the server's wait) |
  * | other 4xx                                | fail: the request is wrong for this row | yes                | —     |
+ * | 503 to a Flex request (a shed)           | retry | no: shedding is the Flex tier's normal behaviour | equal jitter from 1 s, doubling, at most 2 min |
  * | 5xx, reset, timeout                      | retry | yes, unless the endpoint fails for other rows too (an outage, load shedding) | full jitter |
  * | our own sockets ran out (EMFILE…)        | retry | no: our limits never fail a row                   | short full jitter |
  *
@@ -22,7 +23,7 @@
  * its attempts; the run stops for the outage (./endpoint-health.ts) and the row stays pending, to be sent again by the
  * resume command.
  */
-import { BillingFailure, CancelledFailure, ConnectionFailure, KeyFailure, ModelFailure, RateLimitFailure, RequestFailure, type ApiFailure } from '../providers/failures.js';
+import { BillingFailure, CancelledFailure, ConnectionFailure, KeyFailure, ModelFailure, RateLimitFailure, RequestFailure, ShedFailure, type ApiFailure } from '../providers/failures.js';
 import { equalJitterDelay, fullJitterDelay } from './backoff.js';
 import type { RateLimitOutcome } from './rate-limit-policy.js';
 
@@ -64,6 +65,14 @@ export const LOCAL_BACKOFF_BASE_MS = 100;
  */
 export const SHARED_CAPACITY_BACKOFF_MS = 2_000;
 
+/**
+ * Base and cap of a row's backoff after a Flex shed, ms: equal jitter makes the waits 0.5–1 s, 1–2 s, 2–4 s … up to
+ * 1–2 min. A shed costs nothing and says capacity is short now; the row waits longer each time it is shed, never fails
+ * for it. The run's bound on sheds is ./endpoint-health.ts's (SHED_OUTAGE_AFTER_MS).
+ */
+export const SHED_BACKOFF_BASE_MS = 1_000;
+export const SHED_BACKOFF_CAP_MS = 120_000;
+
 /** Decides what a failed request means for its row. Pure: the same inputs (and random draws) give the same action. */
 export function failureAction(failure: ApiFailure, ctx: FailureContext): FailureAction {
   if (failure instanceof CancelledFailure) return { kind: 'abandon' };
@@ -74,6 +83,9 @@ export function failureAction(failure: ApiFailure, ctx: FailureContext): Failure
     const outcome = ctx.rateLimit;
     const delay = outcome?.hold === 'slowed' ? Math.max(outcome.waitMs ?? 0, equalJitterDelay(ctx.sent, ctx.random, SHARED_CAPACITY_BACKOFF_MS)) : 0;
     return counted(failure, ctx, outcome?.countsAsAttempt ?? true, delay);
+  }
+  if (failure instanceof ShedFailure) {
+    return { kind: 'retry', delayMs: equalJitterDelay(ctx.sent, ctx.random, SHED_BACKOFF_BASE_MS, SHED_BACKOFF_CAP_MS), countsAsAttempt: false };
   }
   if (failure instanceof ConnectionFailure && failure.local) {
     return { kind: 'retry', delayMs: fullJitterDelay(ctx.sent, ctx.random, LOCAL_BACKOFF_BASE_MS, 5_000), countsAsAttempt: false };

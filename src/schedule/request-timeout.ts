@@ -11,19 +11,32 @@
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** The longest adaptive timeout, ms: the API's own deadline for a request is 10 minutes. */
 export const MAX_TIMEOUT_MS = 600_000;
+/**
+ * The adaptive timeout's bounds for Flex-tier requests, ms: at least 600 s (the client timeout the Inference tiers
+ * cookbook asks for: docs/service-tiers.md), at most 30 min (twice the slowest answer of the tier's 1–15 min target).
+ */
+export const FLEX_TIMEOUT_BOUNDS = { floorMs: 600_000, capMs: 1_800_000 } as const;
 /** Answers the longest-answer figure looks back over. */
 const SAMPLES = 128;
 
 export class RequestTimeout {
   readonly #givenMs: number | undefined;
+  readonly #floorMs: number;
+  readonly #capMs: number;
   readonly #recent = new Float64Array(SAMPLES);
   #count = 0;
   #next = 0;
   #afterTimeoutMs = 0;
 
-  /** @param givenMs --timeout in ms; undefined: adaptive. */
-  constructor(givenMs: number | undefined) {
+  /**
+   * @param givenMs --timeout in ms; undefined: adaptive.
+   * @param bounds the adaptive timeout's least and greatest values, ms (default {@link DEFAULT_TIMEOUT_MS} and
+   *   {@link MAX_TIMEOUT_MS}; Flex requests: {@link FLEX_TIMEOUT_BOUNDS}).
+   */
+  constructor(givenMs: number | undefined, bounds: { floorMs: number; capMs: number } = { floorMs: DEFAULT_TIMEOUT_MS, capMs: MAX_TIMEOUT_MS }) {
     this.#givenMs = givenMs;
+    this.#floorMs = bounds.floorMs;
+    this.#capMs = Math.max(bounds.floorMs, bounds.capMs);
   }
 
   /** The timeout of the next request, ms. */
@@ -31,7 +44,7 @@ export class RequestTimeout {
     if (this.#givenMs !== undefined) return this.#givenMs;
     let longest = 0;
     for (let i = 0; i < this.#count; i++) longest = Math.max(longest, this.#recent[i] as number);
-    return Math.min(MAX_TIMEOUT_MS, Math.max(DEFAULT_TIMEOUT_MS, 3 * longest, this.#afterTimeoutMs));
+    return Math.min(this.#capMs, Math.max(this.#floorMs, 3 * longest, this.#afterTimeoutMs));
   }
 
   /** An answer came after `latencyMs`. */
@@ -43,6 +56,6 @@ export class RequestTimeout {
 
   /** A request timed out after `timeoutMs`: the next ones may wait twice as long. */
   timedOut(timeoutMs: number): void {
-    this.#afterTimeoutMs = Math.min(MAX_TIMEOUT_MS, Math.max(this.#afterTimeoutMs, 2 * timeoutMs));
+    this.#afterTimeoutMs = Math.min(this.#capMs, Math.max(this.#afterTimeoutMs, 2 * timeoutMs));
   }
 }

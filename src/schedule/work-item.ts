@@ -2,6 +2,7 @@
  * A row on its way through the scheduler, and what becomes of it.
  */
 import type { JournalEntry, RowTokens } from '../journal/journal-entry.js';
+import type { BillingTier } from '../providers/contract.js';
 import type { RequestVariant } from '../prompt/build-request.js';
 
 /** A row to send. Created by the job for each row without a result; mutated only by the dispatcher. */
@@ -32,6 +33,10 @@ export interface WorkItem {
   usage: RowTokens;
   /** Tokens the row's journaled result already counted (earlier runs), added to `usage` in the journal. */
   earlierUsage: RowTokens;
+  /** The billing tier of the row's journaled result (JournalEntry.tier), when it had one. */
+  earlierTier?: BillingTier;
+  /** The tier this run's answers were billed at, the dearer when they differ (set by the job on each answer). */
+  tier?: BillingTier;
   /** The last failure, for the `error` column when attempts run out. */
   lastError: string | null;
   /** Alias of the key that sent the last request. */

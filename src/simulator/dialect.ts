@@ -9,7 +9,7 @@ import type { MinuteHeadroom } from './minute-limiters.js';
 import type { Violation } from './quota-ledger.js';
 import type { Random } from './random.js';
 import type { RequestView } from './request-view.js';
-import type { BillingCode, QuotaFlavour, Tier } from './types.js';
+import type { BillingCode, QuotaFlavour, ServedTier, Tier } from './types.js';
 
 /** The API methods served. */
 export type Endpoint = 'generateContent' | 'streamGenerateContent' | 'countTokens' | 'chatCompletions';
@@ -75,6 +75,10 @@ export interface AnswerMeta {
   responseId: string;
   /** Epoch ms of the simulator clock. */
   now: number;
+  /** The service tier that served the answer (`standard` for a request that named none). */
+  servedTier: ServedTier;
+  /** Whether the request named a service tier (`serviceTier` at the root of its body). */
+  tierNamed: boolean;
 }
 
 /** One HTTP surface. */
@@ -88,6 +92,8 @@ export interface Dialect {
   billing?(code: BillingCode): Reply;
   /** The 200 body of an answer. */
   answer(a: BuiltAnswer, meta: AnswerMeta): unknown;
+  /** Headers of an answer beside the body (the Developer API's `x-gemini-service-tier`), if the dialect sends any. */
+  answerHeaders?(meta: AnswerMeta): Record<string, string> | undefined;
   /** Headers for every response of a (project, model) with per-minute limits (x-ratelimit-*), if the dialect sends any. */
   limitHeaders?(headroom: MinuteHeadroom, limits: { rpm?: number; tpm?: number }): Record<string, string>;
 }

@@ -4,7 +4,7 @@
  * flavour (quota-error-body.ts), GenerateContentResponse answers (answer-builder.ts). gemini-api-facts.md §2–§4.
  */
 import * as bodies from './error-bodies.js';
-import type { Dialect, QuotaRejection, ReadResult, Reply, SimFailure } from './dialect.js';
+import type { AnswerMeta, Dialect, QuotaRejection, ReadResult, Reply, SimFailure } from './dialect.js';
 import { quotaErrorBody } from './quota-error-body.js';
 import { readCountTokensRequest, readRequest } from './request-view.js';
 
@@ -52,6 +52,15 @@ export function readGoogleRequest(endpoint: string, body: unknown): ReadResult {
   return { ok: true, view: read.view, extraTokens: 0 };
 }
 
+/**
+ * The answer's `x-gemini-service-tier` header: the tier that served a request that named one (a Priority request over
+ * its limit says `standard`; docs/service-tiers.md "The tier that served an answer"). [INFERRED] whether the real API
+ * sends it to requests that name no tier: the simulator does not.
+ */
+export function serviceTierHeader(meta: AnswerMeta): Record<string, string> | undefined {
+  return meta.tierNamed ? { 'x-gemini-service-tier': meta.servedTier } : undefined;
+}
+
 /** The Developer API dialect. */
 export const geminiDialect: Dialect = {
   name: 'gemini',
@@ -59,4 +68,5 @@ export const geminiDialect: Dialect = {
   failure: googleFailure,
   quota: googleQuota,
   answer: (a) => a.body,
+  answerHeaders: serviceTierHeader,
 };

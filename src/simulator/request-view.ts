@@ -26,6 +26,11 @@ export interface RequestView {
   thinkingBudget?: number;
   thinkingLevel?: string;
   includeThoughts: boolean;
+  /**
+   * `serviceTier` at the root of the body (`flex`, `standard`, `priority`; lower case, as @google/genai 2.32 sends it,
+   * docs/service-tiers.md), as sent; absent when the request names none.
+   */
+  serviceTier?: string;
 }
 
 /** Result of reading a body: the view, or what is wrong with it (the message of a 400). */
@@ -107,6 +112,8 @@ export function readRequest(body: unknown): ReadResult {
   const budget = optionalNumber(pick(thinking, 'thinkingBudget', 'thinking_budget'));
   if (budget !== undefined) view.thinkingBudget = budget;
   if (typeof level === 'string') view.thinkingLevel = level.toUpperCase();
+  const tier = pick(body, 'serviceTier', 'service_tier');
+  if (typeof tier === 'string') view.serviceTier = tier;
   return { ok: true, view };
 }
 

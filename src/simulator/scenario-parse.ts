@@ -9,12 +9,15 @@ import { builtInCatalogue, modelSpec } from './model-catalogue.js';
 import { SCENARIO_INVALID, ScenarioChecker, type Obj } from './scenario-checker.js';
 import { parseBatch } from './scenario-batch.js';
 import { parseScripts } from './scenario-scripts.js';
+import { FLEX_LATENCY } from './service-tiers.js';
 import {
   BILLING_CODES,
   FAULT_KINDS,
   RESPONSE_FORMATS,
   type DelaySpec,
   type FaultKind,
+  type FlexTier,
+  type PriorityTier,
   type LatencyModel,
   type ModelLimits,
   type ModelSpec,
@@ -31,7 +34,7 @@ const FLAVOURS: readonly QuotaFlavour[] = ['full-new', 'full-old', 'help-only', 
 const TIERS: readonly Tier[] = ['free', 'paid'];
 const TOP_FIELDS = [
   'description', 'seed', 'acceptAnyKey', 'defaultProject', 'tier', 'window', 'countRejected', 'quota429',
-  'requestLog', 'models', 'projects', 'faults', 'latency', 'scripts', 'openai', 'batch',
+  'requestLog', 'models', 'projects', 'faults', 'latency', 'scripts', 'openai', 'batch', 'flex', 'priority',
 ];
 
 /** The `openai` block's defaults: style by path, every header, every response_format type. */
@@ -186,6 +189,27 @@ function parseLatency(c: ScenarioChecker, raw: unknown): Scenario['latency'] {
   return latency;
 }
 
+/**
+ * `flex`: `{"shedRate": p, "latency": {medianMs, p99Ms, minMs?, maxMs?}, "timeScale": f}` — Flex requests are shed with
+ * probability p, and answered after the latency (real time, default the 1–15 min target) times f (default 1).
+ */
+function parseFlex(c: ScenarioChecker, raw: unknown): FlexTier | undefined {
+  if (raw === undefined) return undefined;
+  const o = c.object(raw, ['flex'], ['shedRate', 'latency', 'timeScale']);
+  return {
+    shedRate: o.shedRate === undefined ? 0 : c.number(o.shedRate, ['flex', 'shedRate'], 0, 1),
+    latency: o.latency === undefined ? { ...FLEX_LATENCY } : parseDelay(c, c.object(o.latency, ['flex', 'latency'], DELAY_FIELDS), ['flex', 'latency']),
+    timeScale: o.timeScale === undefined ? 1 : c.number(o.timeScale, ['flex', 'timeScale'], 0, 1000),
+  };
+}
+
+/** `priority`: `{"rpm": n}` — Priority requests beyond n per project and model in any 60 s are served at standard. */
+function parsePriority(c: ScenarioChecker, raw: unknown): PriorityTier | undefined {
+  if (raw === undefined) return undefined;
+  const o = c.object(raw, ['priority'], ['rpm']);
+  return { rpm: c.int(o.rpm, ['priority', 'rpm']) };
+}
+
 function parseQuota429(c: ScenarioChecker, raw: unknown): Scenario['quota429'] {
   if (raw === undefined) return { flavour: 'full-new', retryAfterHeader: false };
   if (typeof raw === 'string') return { flavour: c.oneOf(raw, ['quota429'], FLAVOURS), retryAfterHeader: false };
@@ -254,6 +278,10 @@ function parseWith(c: ScenarioChecker, json: unknown): Scenario {
   };
   if (o.description !== undefined) scenario.description = c.string(o.description, ['description'], false);
   if (o.batch !== undefined) scenario.batch = parseBatch(c, o.batch);
+  const flex = parseFlex(c, o.flex);
+  if (flex) scenario.flex = flex;
+  const priority = parsePriority(c, o.priority);
+  if (priority) scenario.priority = priority;
   crossCheck(c, scenario);
   return scenario;
 }

@@ -8,7 +8,7 @@
  * missing key → unknown key → leaked key → unknown model (named in the path) → bad JSON / bad body → unknown model
  * (named in the body) → thinking off on an always-thinking model → prompt over the context window →
  * [random fault, when faults do not count against quota] → billing (OpenAI `insufficientQuota`) → quota 429 →
- * scripted response → random fault → answer.
+ * scripted response → random fault → Flex shed (503) → answer, at the service tier that serves it (service-tiers.ts).
  */
 import { buildAnswer, responseIdFor, type AnswerOverride } from './answer-builder.js';
 import { BatchService } from './batch-service.js';
@@ -27,8 +27,9 @@ import { RequestLog, sha256Hex } from './request-log.js';
 import type { RequestView } from './request-view.js';
 import { limitsFor } from './scenario-presets.js';
 import { ScriptBook } from './script-book.js';
+import { askedTier, TierDesk } from './service-tiers.js';
 import { StatsCollector, type RequestRecord } from './sim-stats.js';
-import type { FaultKind, ModelLimits, ModelSpec, Scenario, ScenarioProject, ScriptResponse, SimClock, SimStats } from './types.js';
+import type { FaultKind, ModelLimits, ModelSpec, Scenario, ScenarioProject, ScriptResponse, ServedTier, SimClock, SimStats } from './types.js';
 import { vertexDialect } from './vertex-dialect.js';
 
 export type { Endpoint } from './dialect.js';
@@ -74,6 +75,8 @@ interface Trace {
   view?: RequestView;
   /** The (project, model) quota, once known: its x-ratelimit-* headers go on every later reply. */
   bucket?: { bucket: QuotaBucket; limits: ModelLimits };
+  /** The service tier the request named (undefined: none), and the one its answer is served at. */
+  tier?: { asked: ServedTier | undefined; served: ServedTier };
 }
 
 /** Holds a scenario's state (quota ledger, stats, scripts, fault draws) and decides each request. */
@@ -87,6 +90,7 @@ export class SimEngine {
   private readonly anyKeys = new Map<string, string>();
   private readonly faults: FaultPlan;
   private readonly scripts: ScriptBook;
+  private readonly tiers: TierDesk;
   private readonly dialects: Record<DialectName, Dialect>;
   /** Admitted requests per project, for `insufficientQuota.afterRequests`. */
   private readonly projectAdmitted = new Map<string, number>();
@@ -102,6 +106,7 @@ export class SimEngine {
     this.faults = new FaultPlan(scenario);
     this.scripts = new ScriptBook(scenario.scripts);
     this.batches = new BatchService(scenario.batch ?? defaultBatchScenario(), scenario.seed, scenario.models, clock, this.scripts);
+    this.tiers = new TierDesk(scenario);
     for (const project of scenario.projects) {
       for (const k of project.keys) this.keys.set(k.key, { project, alias: k.alias, leaked: k.leaked });
     }
@@ -194,9 +199,24 @@ export class SimEngine {
     this.stats.admitted(caller.project.id, model, t.now, charge);
     this.projectAdmitted.set(caller.project.id, (this.projectAdmitted.get(caller.project.id) ?? 0) + 1);
     const ctx = { spec, view, promptTokenCount: tokens, hash, responseId: responseIdFor(this.scenario.seed, t.seq) };
-    if (rule >= 0) return this.scripted(t, this.scripts.next(rule, view.userText), ctx, draw, tokens, this.scripts.match(rule));
+    const asked = askedTier(view);
+    if (rule >= 0) {
+      t.tier = { asked, served: this.tiers.serve(asked, caller.project.id, model, t.now) };
+      return this.scripted(t, this.scripts.next(rule, view.userText), ctx, draw, tokens, this.scripts.match(rule));
+    }
     if (draw.fault) return this.fault(t, draw.fault, draw);
-    return this.answer(t, ctx, draw.latencyMs, tokens);
+    if (this.tiers.shed(asked, draw.random)) return this.shed(t, draw);
+    t.tier = { asked, served: this.tiers.serve(asked, caller.project.id, model, t.now) };
+    return this.answer(t, ctx, this.tiers.latency(asked, draw.random, draw.latencyMs), tokens);
+  }
+
+  /**
+   * A Flex request shed: HTTP 503 UNAVAILABLE with the real body (the "overloaded" or the "high demand" wording, as a
+   * 503 fault), served at once — the tier's normal behaviour when capacity is short (docs/service-tiers.md).
+   */
+  private shed(t: Trace, draw: RequestDraw): Outcome {
+    const reply = t.dialect.failure({ kind: 'fault', fault: '503', highDemand: draw.random.next() < 0.5 });
+    return this.finish(t, this.reply(t, reply), { kind: 'error', fault: 'flex-shed' }, 'flex-shed');
   }
 
   /** The billing 429 of a project whose `insufficientQuota` threshold is reached, in dialects that have one. */
@@ -240,10 +260,13 @@ export class SimEngine {
 
   private answer(t: Trace, ctx: Parameters<typeof buildAnswer>[0], delayMs: number, tokens: number, override?: AnswerOverride, outcomeName?: string): Outcome {
     const a = buildAnswer(ctx, override);
-    const body = t.dialect.answer(a, { model: t.model!, responseId: ctx.responseId, now: t.now });
-    const outcome = this.reply(t, { status: 200, body }, delayMs);
+    const meta = { model: t.model!, responseId: ctx.responseId, now: t.now, servedTier: t.tier?.served ?? 'standard', tierNamed: t.tier?.asked !== undefined };
+    const body = t.dialect.answer(a, meta);
+    const headers = t.dialect.answerHeaders?.(meta);
+    const outcome = this.reply(t, { status: 200, body, ...(headers ? { headers } : {}) }, delayMs);
     const name = outcomeName ?? (a.outcome === 'ok' ? 'ok' : a.outcome);
     const rec: Omit<RequestRecord, 'status'> = { kind: 'ok', inputTokens: tokens, outputTokens: a.outputTokens, thoughtsTokens: a.thoughtsTokens };
+    if (meta.tierNamed) rec.servedTier = meta.servedTier;
     return this.finish(t, outcome, rec, name, a.label);
   }
 

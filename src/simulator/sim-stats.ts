@@ -61,6 +61,8 @@ export interface RequestRecord {
   inputTokens?: number;
   outputTokens?: number;
   thoughtsTokens?: number;
+  /** The service tier that served an answer of a request that named one. */
+  servedTier?: string;
 }
 
 /** The mutable statistics of one simulator. */
@@ -73,6 +75,7 @@ export class StatsCollector {
   private rateLimited = 0;
   private byQuotaId: Record<string, number> = {};
   private faults: Record<string, number> = {};
+  private servedTiers: Record<string, number> = {};
   private tokens = { input: 0, output: 0, thoughts: 0 };
   private keys = new Map<string, SimCounters & { project: string }>();
   private projects = new Map<string, ProjectEntry>();
@@ -128,6 +131,7 @@ export class StatsCollector {
       this.tokens.input += r.inputTokens ?? 0;
       this.tokens.output += r.outputTokens ?? 0;
       this.tokens.thoughts += r.thoughtsTokens ?? 0;
+      if (r.servedTier !== undefined) this.servedTiers[r.servedTier] = (this.servedTiers[r.servedTier] ?? 0) + 1;
     } else if (r.kind === 'rate-limited') {
       this.rateLimited++;
       for (const id of r.quotaIds ?? []) this.byQuotaId[id] = (this.byQuotaId[id] ?? 0) + 1;
@@ -166,6 +170,7 @@ export class StatsCollector {
     this.rateLimited = 0;
     this.byQuotaId = {};
     this.faults = {};
+    this.servedTiers = {};
     this.tokens = { input: 0, output: 0, thoughts: 0 };
     this.keys.clear();
     for (const p of this.projects.values()) {
@@ -202,6 +207,7 @@ export class StatsCollector {
       rateLimited: { total: this.rateLimited, byQuotaId: { ...this.byQuotaId } },
       faults: { ...this.faults },
       tokens: { ...this.tokens },
+      servedTiers: { ...this.servedTiers },
       keys,
       projects,
     };

@@ -165,6 +165,31 @@ export interface LatencyModel extends DelaySpec {
   models?: Record<string, DelaySpec>;
 }
 
+/** The online service tiers a generateContent request can name (`serviceTier` at the root of the body). */
+export type ServedTier = 'standard' | 'flex' | 'priority';
+
+/**
+ * How the simulator serves `serviceTier: "flex"` (scenario `flex`, README "Service tiers"): answers take minutes
+ * (the 1–15 min target of docs/service-tiers.md), and the server sheds load with 503 UNAVAILABLE.
+ */
+export interface FlexTier {
+  /** Probability that a Flex request is shed (HTTP 503 with the real UNAVAILABLE body), 0–1. */
+  shedRate: number;
+  /** Generation time of a Flex answer in real time, ms (before {@link FlexTier.timeScale}); replaces `latency`'s. */
+  latency: DelaySpec;
+  /** Factor applied to {@link FlexTier.latency}: 0.001 turns the minutes of a real Flex answer into tenths of a second. */
+  timeScale: number;
+}
+
+/**
+ * How the simulator serves `serviceTier: "priority"` (scenario `priority`): at most `rpm` Priority requests per
+ * project and model in any 60 s; beyond that a request is served at standard (a graceful downgrade, answered with
+ * `x-gemini-service-tier: standard`).
+ */
+export interface PriorityTier {
+  rpm: number;
+}
+
 /** A validated scenario; see ./README.md for the file format and defaults. */
 export interface Scenario {
   description?: string;
@@ -196,6 +221,10 @@ export interface Scenario {
   openai: OpenAIOptions;
   /** The Batch API's clock, limits and scripted cases (batch-types.ts); absent: every default. */
   batch?: BatchScenario;
+  /** Flex requests' latency and sheds; absent: Flex requests are answered like standard ones (and say `flex`). */
+  flex?: FlexTier;
+  /** Priority requests' limit before a downgrade to standard; absent: every Priority request is served at priority. */
+  priority?: PriorityTier;
 }
 
 /** Counters of one key, project or model. Tokens are those of answered (HTTP 200) requests. */
@@ -236,9 +265,14 @@ export interface SimStats {
   answeredOk: number;
   /** 429s; `byQuotaId` counts each violated quotaId (also for flavours whose body does not show it). */
   rateLimited: { total: number; byQuotaId: Record<string, number> };
-  /** Faults served, by kind: `503`, `500`, `504`, `reset`, `hang`, `html-502`, and `script-*` for scripted ones. */
+  /**
+   * Faults served, by kind: `503`, `500`, `504`, `reset`, `hang`, `html-502`, `script-*` for scripted ones, and
+   * `flex-shed` for Flex requests shed with a 503.
+   */
   faults: Record<string, number>;
   tokens: { input: number; output: number; thoughts: number };
+  /** Answers (HTTP 200) of requests that named a service tier, by the tier that served them (`flex`, `standard`, `priority`). */
+  servedTiers: Record<string, number>;
   /** By key alias (never the key string). */
   keys: Record<string, SimCounters & { project: string }>;
   projects: Record<

@@ -7,7 +7,9 @@
  * fixture test/fixtures/gemini/429-vertex-capacity-inferred.json).
  */
 import * as bodies from './error-bodies.js';
-import type { Dialect, Reply, SimFailure } from './dialect.js';
+import type { BuiltAnswer } from './answer-builder.js';
+import type { AnswerMeta, Dialect, Reply, SimFailure } from './dialect.js';
+import type { ServedTier } from './types.js';
 import { googleFailure, readGoogleRequest } from './gemini-dialect.js';
 
 /** The DSQ 429 (fixture 429-vertex-capacity-inferred.json; gemini-cli#15911, #15498). */
@@ -49,11 +51,24 @@ function vertexFailure(f: SimFailure): Reply {
   }
 }
 
+/** `usageMetadata.trafficType` of each served tier (the SDK's `TrafficType` enum; docs/service-tiers.md). */
+export const TRAFFIC_TYPES: Readonly<Record<ServedTier, string>> = { standard: 'ON_DEMAND', flex: 'ON_DEMAND_FLEX', priority: 'ON_DEMAND_PRIORITY' };
+
+/**
+ * The Developer API's answer with `usageMetadata.trafficType` naming the tier that served it, as Vertex reports it
+ * (docs/service-tiers.md). [INFERRED] that Vertex sends it on every answer, ON_DEMAND when no tier was named.
+ */
+function vertexAnswer(a: BuiltAnswer, meta: AnswerMeta): unknown {
+  const usage = a.body.usageMetadata;
+  if (typeof usage !== 'object' || usage === null) return a.body;
+  return { ...a.body, usageMetadata: { ...usage, trafficType: TRAFFIC_TYPES[meta.servedTier] } };
+}
+
 /** The Vertex AI dialect. */
 export const vertexDialect: Dialect = {
   name: 'vertex',
   read: readGoogleRequest,
   failure: vertexFailure,
   quota: sharedCapacity,
-  answer: (a) => a.body,
+  answer: vertexAnswer,
 };

@@ -69,6 +69,12 @@ describe('JobTally cost by tier', () => {
       expect(tally.costUsd).toBeCloseTo(expected + requestCost(priceAt(flash, 'priority')!, 300, 1), 12);
       tally.finish('ok', 'ok', { input: 100, output: 1, thoughts: 0 }, 'flex', 'standard');
       expect(tally.byTier).toEqual({ standard: 0, flex: 2, priority: 1, batch: 0 });
+      // A row answered again whose journal line now bills its earlier tokens at another tier: they are re-costed.
+      const before = tally.costUsd!;
+      const earlier = { input: 2000, output: 20, thoughts: 5 };
+      tally.finish('ok', 'ok', { input: 10, output: 1, thoughts: 0 }, 'priority', 'flex', earlier);
+      const delta = requestCost(priceAt(flash, 'priority')!, 10, 1) + requestCost(priceAt(flash, 'priority')!, 2000, 25) - requestCost(priceAt(flash, 'flex')!, 2000, 25);
+      expect(tally.costUsd).toBeCloseTo(before + delta, 12);
       await journal.close();
     } finally {
       remove();

@@ -3,8 +3,9 @@ import { BillingFailure, CancelledFailure, ConnectionFailure, TimeoutFailure } f
 import { failureForStatus } from '../../src/providers/gemini/classify-failure.js';
 import { parseRpcStatus } from '../../src/providers/google-rpc-status.js';
 import { BACKOFF_CAP_MS } from '../../src/schedule/backoff.js';
-import { EndpointHealth, SAME_REFUSAL_LIMIT, refusalOf } from '../../src/schedule/endpoint-health.js';
-import { failureAction, type FailureContext } from '../../src/schedule/failure-policy.js';
+import { EndpointHealth, SAME_REFUSAL_LIMIT, SHED_OUTAGE_AFTER_MS, UNREACHABLE_AFTER, refusalOf } from '../../src/schedule/endpoint-health.js';
+import { failureAction, SHED_BACKOFF_BASE_MS, SHED_BACKOFF_CAP_MS, type FailureContext } from '../../src/schedule/failure-policy.js';
+import { ShedFailure } from '../../src/providers/failures.js';
 import { fixtureText } from '../support/fixtures.js';
 
 function failure(name: string, status: number) {
@@ -65,6 +66,23 @@ describe('failureAction: what a failure means for its row', () => {
     }
   });
 
+  it('a Flex shed (503 to a Flex request) never counts, whatever the attempts, and backs off with equal jitter up to its cap', () => {
+    const text = fixtureText('503-overloaded.json');
+    const shed = failureForStatus(503, parseRpcStatus(text), text, false, true);
+    expect(shed).toBeInstanceOf(ShedFailure);
+    expect(failureForStatus(503, parseRpcStatus(text), text)).not.toBeInstanceOf(ShedFailure);
+    for (let sent = 1; sent <= 40; sent++) {
+      for (const random of [() => 0, () => 0.999]) {
+        const action = failureAction(shed, ctx({ attempts: 7, sent, random, endpointHealthy: sent % 2 === 0 }));
+        expect(action).toMatchObject({ kind: 'retry', countsAsAttempt: false });
+        const ceiling = Math.min(SHED_BACKOFF_CAP_MS, SHED_BACKOFF_BASE_MS * 2 ** (sent - 1));
+        const delay = (action as { delayMs: number }).delayMs;
+        expect(delay).toBeGreaterThanOrEqual(Math.floor(ceiling / 2));
+        expect(delay).toBeLessThanOrEqual(ceiling);
+      }
+    }
+  });
+
   it('our own sockets running out never counts and retries soon', () => {
     const action = failureAction(new ConnectionFailure('connection failed: EMFILE', { local: true }), ctx({ attempts: 7, sent: 2 }));
     expect(action).toEqual({ kind: 'retry', delayMs: 100, countsAsAttempt: false });
@@ -97,6 +115,23 @@ describe('EndpointHealth', () => {
       stop = h.onFailure(f, i, 0, 8);
     }
     expect(stop?.kind).toBe('fatal');
+  });
+
+  it('Flex sheds are no outage and do not make other rows\' failures the endpoint\'s; the run stops only after sheds alone for 30 min', () => {
+    const text = fixtureText('503-overloaded.json');
+    const shed = () => failureForStatus(503, parseRpcStatus(text), text, false, true);
+    const h = new EndpointHealth(0);
+    for (let row = 0; row < 8; row++) h.onAnswer(row, 10);
+    // Sheds of every row for 29 minutes: no stop, and a row's own 500s still count against it.
+    for (let i = 0; i < 1_000; i++) expect(h.onFailure(shed(), i, 10 + i * 1_700, 8)).toBeUndefined();
+    expect(h.healthyFor(5)).toBe(true);
+    // Past 30 minutes without an answer, sheds alone stop the run (rows pending, resumable).
+    const stop = h.onFailure(shed(), 1_000, 10 + SHED_OUTAGE_AFTER_MS, 8);
+    expect(stop).toMatchObject({ kind: 'outage' });
+    expect((stop as { reason: string }).reason).toMatch(/Flex tier shed every request for 30 min.*--service-tier standard/);
+    // An answer starts the count again; a few sheds long after it are not enough either.
+    h.onAnswer(1, 2 * SHED_OUTAGE_AFTER_MS);
+    for (let i = 0; i < UNREACHABLE_AFTER - 1; i++) expect(h.onFailure(shed(), i, 4 * SHED_OUTAGE_AFTER_MS, 8)).toBeUndefined();
   });
 
   it('our own sockets running out says nothing about the endpoint', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, RequestTimeout } from '../../src/schedule/request-timeout.js';
+import { DEFAULT_TIMEOUT_MS, FLEX_TIMEOUT_BOUNDS, MAX_TIMEOUT_MS, RequestTimeout } from '../../src/schedule/request-timeout.js';
 
 describe('RequestTimeout', () => {
   it('--timeout fixes it whatever the answers', () => {
@@ -26,5 +26,17 @@ describe('RequestTimeout', () => {
     expect(t.ms).toBe(120_000);
     t.timedOut(t.ms);
     expect(t.ms).toBe(240_000);
+  });
+
+  it('Flex requests wait at least 10 minutes, three times the longest answer above that, at most 30 minutes', () => {
+    const t = new RequestTimeout(undefined, FLEX_TIMEOUT_BOUNDS);
+    expect(t.ms).toBe(600_000);
+    t.answered(5_000);
+    expect(t.ms).toBe(600_000);
+    t.answered(300_000);
+    expect(t.ms).toBe(900_000);
+    t.timedOut(t.ms);
+    expect(t.ms).toBe(FLEX_TIMEOUT_BOUNDS.capMs);
+    expect(FLEX_TIMEOUT_BOUNDS.capMs).toBeGreaterThan(MAX_TIMEOUT_MS);
   });
 });

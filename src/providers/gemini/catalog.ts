@@ -12,6 +12,7 @@ export const geminiCatalog: ProviderCatalog = {
   quotaDay: PACIFIC_DAY,
   usageTiers: true,
   countsTokens: true,
+  serviceTiers: true,
   reasoningOff: 'thinkingBudget 0',
   model: geminiModelInfo,
 };
@@ -26,6 +27,7 @@ export const vertexCatalog: ProviderCatalog = {
   quotaDay: PACIFIC_DAY,
   usageTiers: false,
   countsTokens: true,
+  serviceTiers: true,
   reasoningOff: 'thinkingBudget 0',
   model(id: string): ModelInfo {
     const info = geminiModelInfo(id);

@@ -19,6 +19,7 @@ import {
   RateLimitFailure,
   RequestFailure,
   ServerFailure,
+  ShedFailure,
 } from '../failures.js';
 import { bareRateLimit, readRateLimitDetails } from '../google-quota-failure.js';
 import { parseRpcStatus, type RpcStatus } from '../google-rpc-status.js';
@@ -28,26 +29,29 @@ import { parseRpcStatus, type RpcStatus } from '../google-rpc-status.js';
  * their aliases first (../../config/known-secrets.ts): a 403 quotes the key it refused, and failures end in the
  * journal, the output, notices and quota-usage.json.
  * @param sharedQuota true on Vertex AI: a 429 naming no quota is shared capacity running short.
+ * @param flex true when the request asked for the Flex tier: a 503 is a shed (ShedFailure), the tier's normal behaviour.
  */
-export function classifyFailure(error: unknown, sharedQuota = false): ApiFailure {
+export function classifyFailure(error: unknown, sharedQuota = false, flex = false): ApiFailure {
   if (error instanceof ApiFailure) return error;
   const status = httpStatusOf(error);
   if (status === undefined) return connectionFailureOf(error);
   const text = redactSecrets(error instanceof Error ? error.message : String(error));
-  return failureForStatus(status, parseRpcStatus(text), text, sharedQuota);
+  return failureForStatus(status, parseRpcStatus(text), text, sharedQuota, flex);
 }
 
 /**
  * Maps an HTTP status and parsed body to a failure. The known keys are replaced by their aliases in `raw` and `rpc`
  * (see {@link classifyFailure}), before the message is cut to length.
  * @param rawIn the raw body or message, used when `rpc` is null.
+ * @param flex the request asked for the Flex tier: a 503 is a ShedFailure (docs/service-tiers.md).
  */
-export function failureForStatus(status: number, rpcIn: RpcStatus | null, rawIn: string, sharedQuota = false): ApiFailure {
+export function failureForStatus(status: number, rpcIn: RpcStatus | null, rawIn: string, sharedQuota = false, flex = false): ApiFailure {
   const raw = redactSecrets(rawIn);
   const rpc = rpcIn === null ? null : redactSecretsDeep(rpcIn);
   const message = describeHttpFailure(status, rpc?.status || undefined, rpc?.message || raw);
   const reason = refusalOf(rpc);
   if (status === 429) return new RateLimitFailure(message, rpc ? readRateLimitDetails(rpc, sharedQuota) : bareRateLimit(sharedQuota), rpc, reason);
+  if (status === 503 && flex) return new ShedFailure(message, status, rpc, reason);
   if (status >= 500) return new ServerFailure(message, status, rpc, reason);
   if (status === 401 || status === 403 || isKeyInvalid(rpc)) return new KeyFailure(message, status, rpc, reason);
   if (status === 404) return new ModelFailure(message, rpc, reason);

@@ -56,7 +56,7 @@ export function createGeminiCaller(options: GeminiCallerOptions): ModelCaller {
           call.config.abortSignal = abortSignal;
           return readAnswer(await ai.models.generateContent(call));
         },
-        (error) => classifyFailure(error, sharedQuota),
+        (error) => classifyFailure(error, sharedQuota, request.serviceTier === 'flex'),
       );
     },
   };

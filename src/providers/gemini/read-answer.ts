@@ -1,7 +1,9 @@
 /**
  * Reads a generateContent response into the neutral {@link ModelAnswer}: the non-thought text parts of candidate 0
  * (what `response.text` returns, without the SDK's console warnings), the finish reason (neutral, and Gemini's own for
- * the journal), promptFeedback.blockReason, usageMetadata, modelVersion. Known keys are replaced by their aliases
+ * the journal), promptFeedback.blockReason, usageMetadata, modelVersion, and the service tier that served it (the
+ * `x-gemini-service-tier` header, else Vertex's usageMetadata.trafficType: docs/service-tiers.md). Known keys are
+ * replaced by their aliases
  * (../../config/known-secrets.ts). Source: docs/providers.md "Gemini API" (gemini-api-facts.md §4.5) and the
  * recordings in test/fixtures/gemini/200-*.json.
  */
@@ -29,7 +31,26 @@ export function readAnswer(response: GenerateContentResponse): ModelAnswer {
       reasoningTokens: usage?.thoughtsTokenCount ?? 0,
     },
   };
-  if (response.modelVersion) answer.served = { modelVersion: response.modelVersion };
+  const served: NonNullable<ModelAnswer['served']> = {};
+  if (response.modelVersion) served.modelVersion = response.modelVersion;
+  const tier = servedTierOf(response);
+  if (tier !== undefined) served.serviceTier = tier;
+  if (Object.keys(served).length > 0) answer.served = served;
   answer.raw = response;
   return answer;
+}
+
+/** Vertex's usageMetadata.trafficType values that name a service tier (the SDK's `TrafficType` enum). */
+const TRAFFIC_TIERS: Readonly<Record<string, string>> = { ON_DEMAND: 'standard', ON_DEMAND_FLEX: 'flex', ON_DEMAND_PRIORITY: 'priority' };
+
+/**
+ * The tier that served a response: the `x-gemini-service-tier` header (lower-case names in
+ * `sdkHttpResponse.headers`, @google/genai 2.32 `HttpResponse`), else Vertex's `usageMetadata.trafficType` mapped to
+ * `standard`/`flex`/`priority`; undefined when neither says (docs/service-tiers.md).
+ */
+export function servedTierOf(response: Pick<GenerateContentResponse, 'sdkHttpResponse' | 'usageMetadata'>): string | undefined {
+  const header = response.sdkHttpResponse?.headers?.['x-gemini-service-tier'];
+  if (typeof header === 'string' && header.trim() !== '') return header.trim().toLowerCase();
+  const traffic = response.usageMetadata?.trafficType;
+  return traffic !== undefined ? TRAFFIC_TIERS[traffic] : undefined;
 }

@@ -36,6 +36,7 @@ export const openAiCatalog: ProviderCatalog = {
   quotaDay: UTC_DAY,
   usageTiers: false,
   countsTokens: false,
+  serviceTiers: false,
   reasoningOff: 'reasoning_effort "none", or a model without reasoning',
   model: modelInfo,
 };
