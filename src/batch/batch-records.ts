@@ -68,6 +68,8 @@ export interface UploadRecord {
   file: string;
   /** When the Files API deletes it, ms since epoch (48 h after upload), if it said. */
   expiresAt?: number;
+  /** Alias of the key it was uploaded with: the batch must be created in the same project. */
+  key?: string;
   at: string;
 }
 

@@ -3,7 +3,6 @@
  * API call). The names follow the CLI contract of ../shared/DESIGN.md.
  */
 import { checkBaseUrl } from './base-url.js';
-import { defaultReportPath } from '../report/html/report-path.js';
 import { UsageError } from '../errors.js';
 import type { InputOptions } from '../input/input-source.js';
 import { parseLabelLines, parseLabelList } from '../prompt/labels.js';
@@ -12,12 +11,13 @@ import { TIERS, type Tier } from '../plan/published-limits.js';
 import type { ModelRequest, ProviderName } from '../providers/contract.js';
 import { providerCatalog } from '../providers/create-provider.js';
 import { providerOptions } from './provider-options.js';
+import { batchOptions, type BatchConfig, type RawBatchOptions } from './batch-options.js';
 import { DEFAULT_HEADROOM } from '../schedule/quota-limits.js';
 import { FLEX_TIMEOUT_BOUNDS } from '../schedule/request-timeout.js';
 import { fraction, integer, nonNegativeNumber, oneOf, positiveInt, readTextOption } from './option-values.js';
 
 /** Options as commander hands them over (strings, booleans). */
-export interface RawClassifyOptions {
+export interface RawClassifyOptions extends RawBatchOptions {
   prompt?: string;
   promptFile?: string;
   labels?: string;
@@ -54,8 +54,6 @@ export interface RawClassifyOptions {
   temperature?: string;
   thinkingBudget?: string;
   escapeFormulas?: boolean;
-  /** --report: true without a file name. */
-  report?: string | boolean;
   examples?: string;
   priceInput?: string;
   priceOutput?: string;
@@ -105,8 +103,6 @@ export interface ClassifyConfig {
   temperature: number;
   thinkingBudget: number | undefined;
   escapeFormulas: boolean;
-  /** --report: where to write the HTML run report at the end of the run; undefined: no report. */
-  report: string | undefined;
   /** --examples file (few-shot rows with a `label` column), read once the template is known. */
   examplesFile: string | undefined;
   /** --price-input / --price-output: USD per 1,000,000 tokens, over the price table. */
@@ -123,6 +119,8 @@ export interface ClassifyConfig {
   location: string | undefined;
   /** --service-tier: the online service tier every request asks for (Gemini, Vertex); undefined: none named (standard). */
   serviceTier: ServiceTier | undefined;
+  /** --batch and its settings (./batch-options.ts); undefined: rows are sent online. */
+  batch: BatchConfig | undefined;
 }
 
 /** The online service tiers of --service-tier (docs/service-tiers.md). */
@@ -246,7 +244,6 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     temperature,
     thinkingBudget: integer('--thinking-budget', raw.thinkingBudget, -1),
     escapeFormulas: raw.escapeFormulas ?? true,
-    report: raw.report === undefined || raw.report === false ? undefined : raw.report === true ? defaultReportPath(input) : raw.report,
     examplesFile: raw.examples,
     price: {
       ...optionalNumber('input', nonNegativeNumber('--price-input', raw.priceInput)),
@@ -258,6 +255,7 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     project: provider.project,
     location: provider.location,
     serviceTier,
+    batch: batchOptions(raw, provider.name),
   };
 }
 

@@ -27,11 +27,17 @@ export interface RowSourceOptions {
   checkpoints: readonly RecordPosition[];
   /** The fingerprint tying a row to its answer (./answer-fingerprint.ts), journaled with it. */
   fingerprint(cells: readonly string[]): string;
+  /**
+   * Only the rows this admits, asked when the row is reached (--batch: rows not held by a batch, or the rows a batch
+   * gave to the online path). Default: every row.
+   */
+  select?(row: number): boolean;
 }
 
 /** Yields a {@link WorkItem} for each row to send. @throws InputError from reading the input. */
 export async function* rowsToSend(o: RowSourceOptions): AsyncGenerator<WorkItem> {
   const wanted = (row: number) => {
+    if (o.select && !o.select(row)) return false;
     const status = o.journal.status(row);
     return status === undefined || status === 'skipped' || (o.retryErrors && RETRYABLE_STATUSES.has(status));
   };

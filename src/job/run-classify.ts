@@ -40,11 +40,9 @@ import { describeLimitsChoice } from './limits-choice.js';
 import { answerFingerprint } from './answer-fingerprint.js';
 import { openJob, type OpenJob } from './open-job.js';
 import { prepareJob, type PreparedJob } from './prepare-job.js';
-import { rowsToSend } from './row-source.js';
+import { rowsToSend, type RowSourceOptions } from './row-source.js';
+import { openBatchPhase, type BatchPhase } from './batch-phase.js';
 import { appendRunLog, appendRunLogSync, type RunRecord } from './run-log.js';
-import { EventRecorder } from './event-recorder.js';
-import { checkReportTarget, writeReport } from './run-report.js';
-import { EventLog } from '../journal/event-log.js';
 import { outputDialect, writeResults } from './write-results.js';
 
 
@@ -57,7 +55,6 @@ export async function runClassify(input: string, raw: RawClassifyOptions, io: Io
   const started = Date.now();
   const prepared = await prepareJob(input, raw, io.env);
   await checkOutputTarget(prepared.config.output ?? defaultOutputPath(prepared.config.input), prepared.config.input);
-  if (prepared.config.report !== undefined) await checkReportTarget(prepared.config.report);
   const endpoint = await resolveEndpoint(prepared.config, io.env);
   let job: OpenJob | undefined;
   try {
@@ -113,25 +110,44 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     tally.finish(previous, outcome.status, item.usage, tier ?? 'standard', previous !== undefined ? (item.earlierTier ?? 'standard') : undefined, item.earlierUsage);
   };
 
-  const runId = `${new Date(p.started).toISOString()}#${process.pid}`;
-  const events = new EventRecorder(
-    new EventLog(job.files.events, { run: runId, t0: p.started, model: config.model, zone: endpoint.provider.quotaDay.zone, provider: config.provider }),
-  );
+  const rowOptions: RowSourceOptions = {
+    input: source,
+    total,
+    journal,
+    retryErrors: config.retryErrors,
+    features: prepared.features,
+    estimator,
+    maxInputTokens: config.maxInputTokens,
+    onSkipped: record,
+    checkpoints: job.checkpoints,
+    fingerprint,
+  };
+  // --batch: rows go through the Batch API first; the online path takes only the rows a batch gives to it.
+  const stopBatches = new AbortController();
+  const batch: BatchPhase | undefined = config.batch
+    ? openBatchPhase({
+        batch: config.batch,
+        provider: endpoint.provider,
+        credentials: endpoint.credentials,
+        model: config.model,
+        tier: config.tier,
+        jobDir: job.dir,
+        logFile: job.files.batches,
+        journal: () => job.journal,
+        rows: (select) => rowsToSend({ ...rowOptions, journal: job.journal, select }),
+        build: prepared.build,
+        estimator,
+        mode: prepared.mode,
+        maxAttempts: config.maxAttempts,
+        tally: () => tally,
+        notice: (key, text) => notify({ key, text }),
+        signal: stopBatches.signal,
+      })
+    : undefined;
   const dispatcher = new Dispatcher({
-    pools: events.wrap(pools),
+    pools,
     gates,
-    rows: rowsToSend({
-      input: source,
-      total,
-      journal,
-      retryErrors: config.retryErrors,
-      features: prepared.features,
-      estimator,
-      maxInputTokens: config.maxInputTokens,
-      onSkipped: record,
-      checkpoints: job.checkpoints,
-      fingerprint,
-    }),
+    rows: batch ? batch.onlineRows(rowsToSend({ ...rowOptions, select: (row) => batch.book.online.has(row) })) : rowsToSend(rowOptions),
     estimator,
     buildRequest: prepared.build,
     ...(endpoint.provider.quotaTokens ? { extraQuotaTokens: endpoint.provider.quotaTokens.bind(endpoint.provider) } : {}),
@@ -151,7 +167,6 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     fdsPerRequest: config.simulate ? 2 : 1,
   });
 
-  events.watch(dispatcher, gates);
   const limitsChoice = await describeLimitsChoice(config, endpoint.limits !== undefined);
   reporter.start({
     input: config.input,
@@ -161,15 +176,23 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     total,
     resumed: tally.resumed,
     ...tally.sendPlan(config.retryErrors),
-    pools: endpoint.credentials.map((k) => `${k.alias} → project ${k.project} (${config.workersPerKey !== undefined ? `at most ${config.workersPerKey} in flight` : 'in flight: what the quota needs'})`),
+    pools: endpoint.credentials.map((k) =>
+      batch ? `${k.alias} → project ${k.project}` : `${k.alias} → project ${k.project} (${config.workersPerKey !== undefined ? `at most ${config.workersPerKey} in flight` : 'in flight: what the quota needs'})`,
+    ),
     limits: [
-      ...[...gates.values()].map(({ limiter }) => `project ${limiter.project}: ${describeLimits(limiter.limits)}`),
-      limitsChoice.line,
-      ...(config.serviceTier !== undefined ? [`service tier: ${SERVICE_TIER_NOTES[config.serviceTier]}`] : []),
+      ...(batch ? batch.headerLines() : []),
+      // With --batch, the online limits matter only for the rows a batch gives to the online path.
+      ...(!batch || config.batch?.fallbackOnline || config.batch?.deadlineMs !== undefined
+        ? [
+            ...[...gates.values()].map(({ limiter }) => `${batch ? 'online: ' : ''}project ${limiter.project}: ${describeLimits(limiter.limits)}`),
+            limitsChoice.line,
+            ...(config.serviceTier !== undefined ? [`service tier: ${SERVICE_TIER_NOTES[config.serviceTier]}`] : []),
+          ]
+        : []),
     ],
     jobDir: job.dir,
     output: outputTarget === '-' ? 'stdout' : outputTarget,
-    endpoint: endpoint.description,
+    endpoint: config.batch ? `${endpoint.description} through the Batch API (at most ${formatCount(config.batch.size)} rows a batch)` : endpoint.description,
   });
   if (limitsChoice.warning) notify({ key: 'tier-no-quota', text: limitsChoice.warning });
   if (job.repaired) notify({ key: 'journal-repair', text: `the journal's last line was torn (line ${job.repaired.line}, ${job.repaired.bytes} bytes) and was dropped; that row will be sent again` });
@@ -196,8 +219,10 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
       binding: held !== undefined ? BINDING_LABELS[held] : undefined,
       bindingLeftMs: leftMs,
       costUsd: tally.costUsd,
+      ...(batch ? { batches: batch.describe() } : {}),
     };
   };
+  const runId = `${new Date(p.started).toISOString()}#${process.pid}`;
   const runRecord = (exitCode: number | null): RunRecord => ({
     run: runId,
     startedAt: new Date(p.started).toISOString(),
@@ -224,7 +249,8 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     output,
     jobDir: job.dir,
     resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(p.invocation) : undefined,
-    bound: dispatcher.bindingShares().map((b) => ({ binding: BINDING_LABELS[b.binding], share: b.share })),
+    bound: batch && dispatcher.stats.requests === 0 ? [] : dispatcher.bindingShares().map((b) => ({ binding: BINDING_LABELS[b.binding], share: b.share })),
+    ...(batch ? { batches: batch.summary() } : {}),
     ...(config.serviceTier !== undefined || served.standard < BILLING_TIERS.reduce((n, t) => n + served[t], 0) ? { served: { ...served } } : {}),
   });
   await logRun(null);
@@ -235,7 +261,13 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   }, 250);
   const interrupts = installInterrupts({
     onFirst: () => {
-      notify({ key: 'interrupt', text: 'stopping: no new requests; waiting for the ones in flight (Ctrl-C again to quit at once)' });
+      notify({
+        key: 'interrupt',
+        text: batch
+          ? 'stopping: the batches keep running at Google; no new requests; waiting for the ones in flight (Ctrl-C again to quit at once)'
+          : 'stopping: no new requests; waiting for the ones in flight (Ctrl-C again to quit at once)',
+      });
+      stopBatches.abort();
       dispatcher.stop();
     },
     onSecond: () => {
@@ -244,7 +276,6 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
       journal.flush();
       void daily.flush();
       clearInterval(ticker);
-      events.close();
       appendRunLogSync(job.files.runs, runRecord(ExitCode.Stopped));
       const pending = countOf(tally.byStatus.pending, 'row');
       reporter.finish(summaryOf(ExitCode.Stopped, `quit at once (second Ctrl-C): ${pending} pending, requests in flight abandoned; the output file was not written`, undefined));
@@ -253,14 +284,24 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
 
   let end: DispatchEnd;
   try {
-    end = await dispatcher.run();
+    const batchEnd = batch ? await batch.runner.run() : undefined;
+    end = batchEnd && batchEnd.kind !== 'done' ? batchEnd : stopBatches.signal.aborted ? { kind: 'interrupted' } : await dispatcher.run();
   } finally {
     clearInterval(ticker);
-    events.close();
     interrupts.remove();
+    batch?.close();
     journal.flush();
     await daily.close();
     await logRun(null);
+  }
+  if (batch) {
+    const running = batch.book.open().filter((c) => c.created);
+    if (running.length > 0 && end.kind !== 'done') {
+      notify({
+        key: 'batches-running',
+        text: `${running.length === 1 ? 'a batch keeps' : `${running.length} batches keep`} running at Google (${running.map((c) => c.created?.name).slice(0, 5).join(', ')}${running.length > 5 ? ', …' : ''}); to collect the results, run: ${resumeCommand(p.invocation)}`,
+      });
+    }
   }
   // The input edited while the run read it: its rows are matched to their answers again before the output is written.
   const change = await job.recheckInput();
@@ -313,9 +354,8 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     }
   }
 
+  reporter.finish({ ...summaryOf(exitCode, ending, outputNote), ...(escapedCells !== undefined ? { escapedCells } : {}) });
   await logRun(exitCode);
-  const report = config.report !== undefined ? await writeRunReport(job.dir, config.report, config.price, notify) : undefined;
-  reporter.finish({ ...summaryOf(exitCode, ending, outputNote), ...(escapedCells !== undefined ? { escapedCells } : {}), ...(report ? { report } : {}) });
   return exitCode;
 }
 
@@ -391,17 +431,6 @@ async function keepEarlierOutput(target: string, end: DispatchEnd, finishedThisR
   );
 }
 
-
-/** `--report`: writes the run report; a report that cannot be written is a notice, never the run's failure. */
-async function writeRunReport(jobDir: string, file: string, price: { input?: number; output?: number }, notify: (n: { key: string; text: string }) => void): Promise<string | undefined> {
-  try {
-    await writeReport(jobDir, file, price);
-    return file;
-  } catch (error) {
-    notify({ key: 'report', text: `the run report was not written: ${error instanceof Error ? error.message : String(error)}` });
-    return undefined;
-  }
-}
 
 /** What the run's header says of each --service-tier. */
 const SERVICE_TIER_NOTES: Readonly<Record<ServiceTier, string>> = {

@@ -50,6 +50,7 @@ export function progressLine(s: ProgressSnapshot, columns: number): string {
     [`${s.rowsPerSecond.toFixed(1)} rows/s`, 3],
     [`ETA ${formatDuration(s.etaMs)}`, 1],
     [bindingField(s), 2],
+    [s.batches ?? '', 2],
     [`429s ${formatCount(s.rateLimited)}`, 4],
     [`in ${formatCount(s.tokens.input)} out ${formatCount(s.tokens.output + s.tokens.thoughts)}`, 6],
     [s.costUsd !== undefined ? `$${s.costUsd.toFixed(s.costUsd < 1 ? 4 : 2)}` : '', 5],

@@ -43,6 +43,8 @@ export interface ProgressSnapshot {
   bindingLeftMs: number | undefined;
   /** Estimated cost so far in USD at list price, when the model's price is known. */
   costUsd: number | undefined;
+  /** With --batch: the job's batches by state (`batches 2 running · 1 pending · 3 done`). */
+  batches?: string;
 }
 
 /** Keeps recent (time, done) samples to report a steady rows/s and an ETA. */

@@ -26,13 +26,13 @@ export interface JobSummary {
   escapedCells?: number;
   /** What held the run back, with its share of the run's time, largest first (schedule/binding.ts). */
   bound: Array<{ binding: string; share: number }>;
+  /** With --batch: the job's batches (`4 batches (656 lines): 4 collected`). */
+  batches?: string;
   /**
    * This run's answers by the service tier that served them (`x-gemini-service-tier`, Vertex's trafficType, else the
    * tier asked); present when --service-tier was given or an answer came from a tier other than standard.
    */
   served?: Partial<Record<string, number>>;
-  /** The HTML run report written (--report). */
-  report?: string;
 }
 
 /** `180 flex, 20 standard`: the tiers that served answers, most first. */
@@ -63,6 +63,7 @@ export function formatSummary(s: JobSummary): string[] {
       (s.costUsd !== undefined ? ` · cost ≈ $${s.costUsd.toFixed(s.costUsd < 1 ? 4 : 2)} at list price` : ''),
     `time: ${formatDuration(s.wallMs)} (${rate} rows/s this run)`,
   ];
+  if (s.batches) lines.push(`batches: ${s.batches}`);
   const bound = formatBound(s.bound);
   if (bound) lines.push(`bound by: ${bound}`);
   if (s.output) lines.push(`output: ${s.output}`);
@@ -72,7 +73,6 @@ export function formatSummary(s: JobSummary): string[] {
     );
   }
   lines.push(`job: ${s.jobDir}`);
-  if (s.report) lines.push(`report: ${s.report}`);
   if (s.resumeCommand) lines.push(`resume with: ${s.resumeCommand}`);
   return lines;
 }

@@ -30,7 +30,6 @@ describe('job directory', () => {
       runs: '/j/runs.jsonl',
       batches: '/j/batches.jsonl',
       batchFiles: '/j/batches',
-      events: '/j/events.log',
     });
   });
 

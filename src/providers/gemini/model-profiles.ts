@@ -16,6 +16,7 @@
  */
 import { publishedLimits } from '../../plan/published-limits.js';
 import type { ModelInfo, StartLimits } from '../contract.js';
+import { batchQueueOf } from './batch-limits.js';
 import { geminiPrice } from './prices.js';
 
 /**
@@ -79,7 +80,13 @@ export function geminiModelInfo(model: string): ModelInfo {
     defaultLimits: { ...p.defaultLimits },
     defaultLimitsSource: p.defaultLimitsSource,
     price: geminiPrice(p.id),
+    ...optionalQueue(p.id),
   };
+}
+
+function optionalQueue(id: string): Pick<ModelInfo, 'batchQueue'> {
+  const queue = batchQueueOf(id);
+  return queue ? { batchQueue: queue } : {};
 }
 
 function familyProfile(model: string): Omit<ModelProfile, 'defaultLimitsSource' | 'inputTokenLimit'> {
