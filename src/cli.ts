@@ -61,6 +61,7 @@ function classifyOptions(cmd: Command, forPlan = false): Command {
     new Option('--temperature <t>', 'generationConfig.temperature (default 0)'),
     new Option('--thinking-budget <n>', "thinking budget in tokens (default: the model's smallest; 0 = off where allowed)"),
     new Option('--examples <file>', 'few-shot examples: a CSV/XLSX with the columns the prompt uses and a "label" column'),
+    new Option('--max-cost <usd>', "stop sending (exit 3, resumable) before the job's projected spend passes this many US dollars: spent so far (every run's) plus each request in flight at its most"),
     new Option('--price-input <usd>', 'USD per 1,000,000 input tokens (default: the price table)'),
     new Option('--price-output <usd>', 'USD per 1,000,000 output and thinking tokens (default: the price table)'),
     new Option('--no-escape-formulas', 'keep cells that begin with = + - @ TAB CR as they are'),

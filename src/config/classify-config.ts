@@ -12,6 +12,7 @@ import type { ModelRequest, ProviderName } from '../providers/contract.js';
 import { providerCatalog } from '../providers/create-provider.js';
 import { providerOptions } from './provider-options.js';
 import { batchOptions, type BatchConfig, type RawBatchOptions } from './batch-options.js';
+import { priceOf } from '../plan/price.js';
 import { DEFAULT_HEADROOM } from '../schedule/quota-limits.js';
 import { FLEX_TIMEOUT_BOUNDS } from '../schedule/request-timeout.js';
 import { fraction, integer, nonNegativeNumber, oneOf, positiveInt, readTextOption } from './option-values.js';
@@ -63,6 +64,7 @@ export interface RawClassifyOptions extends RawBatchOptions {
   project?: string;
   location?: string;
   serviceTier?: string;
+  maxCost?: string;
 }
 
 export interface ClassifyConfig {
@@ -121,6 +123,8 @@ export interface ClassifyConfig {
   serviceTier: ServiceTier | undefined;
   /** --batch and its settings (./batch-options.ts); undefined: rows are sent online. */
   batch: BatchConfig | undefined;
+  /** --max-cost: the job's spend cap, USD (job/spend-budget.ts); undefined: none. */
+  maxCostUsd: number | undefined;
 }
 
 /** The online service tiers of --service-tier (docs/service-tiers.md). */
@@ -204,6 +208,17 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
       `--service-tier flex answers take 1–15 minutes, so a request's timeout must be at least ${FLEX_MIN_TIMEOUT_MS / 1000} s; --timeout ${raw.timeout} would cut them off. Leave --timeout out (Flex requests then wait at least ${FLEX_MIN_TIMEOUT_MS / 1000} s) or give ${FLEX_MIN_TIMEOUT_MS / 1000} or more.`,
     );
   }
+  const price = {
+    ...optionalNumber('input', nonNegativeNumber('--price-input', raw.priceInput)),
+    ...optionalNumber('output', nonNegativeNumber('--price-output', raw.priceOutput)),
+  };
+  const maxCostUsd = maxCostOption(raw.maxCost, provider.name, model, price);
+  const batch = batchOptions(raw, provider.name);
+  if (maxCostUsd !== undefined && batch !== undefined) {
+    // The cap reserves each request's most cost while it is in flight (job/spend-budget.ts); a batch of thousands of
+    // rows is one commitment the runner does not reserve yet.
+    throw new UsageError('OPTION_CONFLICT', '--max-cost caps the rows sent online; it does not cap the Batch API yet. Leave out --max-cost with --batch (plan shows what the job costs through the Batch API).');
+  }
   const temperature = nonNegativeNumber('--temperature', raw.temperature) ?? 0;
   if (temperature > 2) throw new UsageError('OPTION_INVALID', `--temperature must be between 0 and 2, got ${temperature}.`);
 
@@ -245,18 +260,33 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     thinkingBudget: integer('--thinking-budget', raw.thinkingBudget, -1),
     escapeFormulas: raw.escapeFormulas ?? true,
     examplesFile: raw.examples,
-    price: {
-      ...optionalNumber('input', nonNegativeNumber('--price-input', raw.priceInput)),
-      ...optionalNumber('output', nonNegativeNumber('--price-output', raw.priceOutput)),
-    },
+    price,
     answerColumn: raw.answerColumn?.trim(),
     tier,
     provider: provider.name,
     project: provider.project,
     location: provider.location,
     serviceTier,
-    batch: batchOptions(raw, provider.name),
+    batch,
+    maxCostUsd,
   };
+}
+
+/**
+ * --max-cost in USD (> 0), for a model whose price is known (the provider's list, or --price-input and --price-output).
+ * @throws UsageError `OPTION_INVALID` for a value that is not an amount; `PRICE_UNKNOWN` when no price is known.
+ */
+function maxCostOption(value: string | undefined, provider: ProviderName, model: string, override: { input?: number; output?: number }): number | undefined {
+  if (value === undefined) return undefined;
+  const usd = Number(value.trim().replace(/^\$/, ''));
+  if (value.trim() === '' || !Number.isFinite(usd) || usd <= 0) throw new UsageError('OPTION_INVALID', `--max-cost must be an amount of US dollars above 0 such as 25 or 2.50, got ${JSON.stringify(value)}.`);
+  if (!priceOf(providerCatalog(provider).model(model).price, override)) {
+    throw new UsageError(
+      'PRICE_UNKNOWN',
+      `--max-cost needs the price of ${model}, and --provider ${provider} lists none for it: give --price-input and --price-output (USD per 1,000,000 input and output tokens) so that spend can be counted.`,
+    );
+  }
+  return usd;
 }
 
 /**

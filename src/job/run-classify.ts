@@ -36,6 +36,7 @@ import { QuotaStateFile } from './quota-state-file.js';
 import { answerSourceOf, resolveEndpoint, type Endpoint } from './endpoint.js';
 import { installInterrupts } from './interrupts.js';
 import { JobTally } from './job-tally.js';
+import { journalSpend, SpendBudget, usd } from './spend-budget.js';
 import { describeLimitsChoice } from './limits-choice.js';
 import { answerFingerprint } from './answer-fingerprint.js';
 import { openJob, type OpenJob } from './open-job.js';
@@ -100,6 +101,17 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   endpoint.onNotice((text) => notify({ key: `provider:${text}`, text }));
   const { gates, pools, onKeyRefused } = buildPools(config, endpoint, daily, notify);
   const estimator = new TokenEstimator();
+  // --max-cost: the journal's spend so far, this run's answers, and the requests in flight, under the cap.
+  const budget =
+    config.maxCostUsd !== undefined && price
+      ? new SpendBudget({
+          capUsd: config.maxCostUsd,
+          earlierUsd: journalSpend(journal, price),
+          price,
+          estimate: (item) => ({ tokens: estimator.estimate(item.features), relativeError: estimator.relativeError }),
+          outputRoom: (request) => endpoint.provider.outputRoom?.(request),
+        })
+      : undefined;
   const judge = answerJudge(prepared.mode);
   /** Answers of this run by the tier that served them. */
   const served = Object.fromEntries(BILLING_TIERS.map((t) => [t, 0])) as Record<BillingTier, number>;
@@ -161,6 +173,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     onNotice: notify,
     onKeyRefused,
     maxAttempts: config.maxAttempts,
+    ...(budget ? { budget } : {}),
     timeoutMs: config.timeoutMs,
     ...(config.serviceTier === 'flex' ? { timeoutBounds: FLEX_TIMEOUT_BOUNDS } : {}),
     // The in-process simulator holds the server's end of every connection in this process too.
@@ -188,6 +201,9 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
             limitsChoice.line,
             ...(config.serviceTier !== undefined ? [`service tier: ${SERVICE_TIER_NOTES[config.serviceTier]}`] : []),
           ]
+        : []),
+      ...(budget
+        ? [`--max-cost ${usd(budget.capUsd)}: the job has spent ${usd(budget.earlierUsd)}; sending stops before spend plus the requests in flight (at their most) would pass the cap`]
         : []),
     ],
     jobDir: job.dir,
@@ -388,6 +404,11 @@ function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: n
             ? `stopped: the model cannot be used (${end.failure.message}); check --model (e.g. gemini-2.5-flash); ${countOf(byStatus.pending, 'row')} pending, rows already done are kept`
             : `stopped: every request so far was refused the same way (${end.failure.message}); check the options that shape the request (--model, --thinking-budget, --schema, --max-output-tokens); ${countOf(byStatus.pending, 'row')} pending, rows already done are kept`,
       };
+    case 'budget':
+      return {
+        exitCode: ExitCode.Stopped,
+        ending: `stopped before passing --max-cost ${usd(end.capUsd)}: the job has spent ${usd(end.spentUsd)}, and the next request may cost up to ${usd(end.requestUsd)}; ${countOf(byStatus.pending, 'row')} pending — run again with a higher --max-cost to go on (rows done are not paid for again)`,
+      };
     case 'billing':
       return {
         exitCode: ExitCode.Stopped,
@@ -414,6 +435,8 @@ function pendingReason(end: DispatchEnd, day: QuotaDay): string {
       return `not answered: the run stopped for an outage (${end.reason}); run again to resume`;
     case 'fatal':
       return `not sent: ${end.failure.message}`;
+    case 'budget':
+      return `not sent: --max-cost ${usd(end.capUsd)} reached (spent ${usd(end.spentUsd)}); run again with a higher --max-cost`;
     case 'billing':
       return `not sent: the account cannot pay for more requests (${end.failure.message}); run again once billing allows`;
   }

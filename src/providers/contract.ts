@@ -388,6 +388,12 @@ export interface Provider extends ProviderCatalog {
    */
   quotaTokens?(request: ModelRequest): number;
   /**
+   * The most output tokens (reasoning included) `request` allows as the adapter sends it now: Gemini's
+   * maxOutputTokens, OpenAI's max_completion_tokens / max_tokens; undefined when it goes out without a cap (the model's
+   * own output limit applies). `--max-cost` reserves this much output for each request in flight (../job/spend-budget.ts).
+   */
+  outputRoom?(request: ModelRequest): number | undefined;
+  /**
    * Counts the input tokens of `prompts`, each its own user turn, in one call (`plan --count-tokens`); absent when the
    * provider cannot.
    * @throws ApiFailure subclasses.

@@ -1,12 +1,13 @@
 /**
  * What holds the run back, now and over the run: the quota (RPM, TPM, RPD), the number of requests in flight, this
  * process's own CPU (./load-guard.ts), a 429
- * pause, retries waiting out their backoff, the input (rows not read yet), or the last answers of the job. The
+ * pause, retries waiting out their backoff, the input (rows not read yet), the last answers of the job, or the --max-cost
+ * budget (requests in flight must answer before the next one fits under it). The
  * dispatcher says which each time it stops sending; time is charged to the state it was in.
  */
 
 /** What the dispatcher waits for. */
-export type Binding = 'rpm' | 'tpm' | 'rpd' | 'concurrency' | 'cpu' | 'pause' | 'backoff' | 'input' | 'finishing';
+export type Binding = 'rpm' | 'tpm' | 'rpd' | 'concurrency' | 'cpu' | 'pause' | 'backoff' | 'input' | 'finishing' | 'budget';
 
 /** How each binding is named in the progress line and the summary. */
 export const BINDING_LABELS: Readonly<Record<Binding, string>> = {
@@ -19,6 +20,7 @@ export const BINDING_LABELS: Readonly<Record<Binding, string>> = {
   backoff: 'retry backoff',
   input: 'input',
   finishing: 'last answers',
+  budget: '--max-cost',
 };
 
 /** The state now: what binds, and until when when that is known (a pause, a park), ms. */

@@ -49,6 +49,29 @@ export interface ProjectGate {
   policy: RateLimitPolicy;
 }
 
+/** Why a request does not fit a spending cap: the cap, what is spent, what is reserved in flight, what it would reserve (USD). */
+export interface BudgetRefusal {
+  capUsd: number;
+  spentUsd: number;
+  inFlightUsd: number;
+  requestUsd: number;
+}
+
+/** A reservation of a request's most cost, settled when the request ends. */
+export interface BudgetHold {
+  /** The request ended with `answer` (its cost replaces the reservation), or without one (the reservation is released). */
+  settle(answer: ModelAnswer | undefined): void;
+}
+
+/**
+ * A spending cap (--max-cost, ../job/spend-budget.ts): before each request the dispatcher reserves what it may cost at
+ * most. A refusal while requests are in flight waits for them (their answers usually cost less than reserved); with
+ * none in flight the run ends (`budget`), the rows pending.
+ */
+export interface BudgetGate {
+  tryReserve(item: WorkItem, request: ModelRequest): { hold: BudgetHold } | { refused: BudgetRefusal };
+}
+
 /** Counters the progress line and the summary read. */
 export interface DispatchStats {
   requests: number;
@@ -87,6 +110,8 @@ export interface DispatcherOptions {
   onKeyRefused?(alias: string, reason: string): void;
   /** Requests per row at most (--max-attempts), ≥ 1. */
   maxAttempts: number;
+  /** A spending cap the projected cost of the requests sent stays under (--max-cost); absent: none. */
+  budget?: BudgetGate;
   /** How long a stop waits for requests in flight before aborting them, ms. */
   stopGraceMs?: number;
   /** --timeout in ms; undefined: adaptive (./request-timeout.ts). */
@@ -120,7 +145,9 @@ export type DispatchEnd =
   /** A failure no row can get past: 404 for the model, or the same 4xx refusal for every request so far. */
   | { kind: 'fatal'; failure: ApiFailure }
   /** The account cannot pay (OpenAI insufficient_quota…): nothing is sent until billing changes. Rows stay pending. */
-  | { kind: 'billing'; failure: BillingFailure };
+  | { kind: 'billing'; failure: BillingFailure }
+  /** The next request would take the projected spend past the cap (--max-cost), with nothing in flight. Rows stay pending. */
+  | ({ kind: 'budget' } & BudgetRefusal);
 
 interface PoolState extends KeyPool {
   index: number;
@@ -285,6 +312,22 @@ export class Dispatcher {
         if (this.stats.inFlight === 0) this.#end(choice.end);
         return;
       }
+      let sending: { request: ModelRequest; hold: BudgetHold | undefined } | undefined;
+      if (choice.kind === 'go' && this.#o.budget) {
+        const request = this.#o.buildRequest(item.cells, item.variant);
+        const budget = this.#o.budget.tryReserve(item, request);
+        if ('refused' in budget) {
+          if (this.stats.inFlight > 0) {
+            this.#binding.set('budget', now);
+            break;
+          }
+          const end: DispatchEnd = { kind: 'budget', ...budget.refused };
+          this.#pendingEnd = end;
+          this.#end(end);
+          return;
+        }
+        sending = { request, hold: budget.hold };
+      }
       this.#take(item);
       if (choice.kind === 'too-large') {
         this.#finish(item, {
@@ -296,7 +339,7 @@ export class Dispatcher {
         });
         continue;
       }
-      this.#dispatch(item, choice.pool, choice.gate, choice.tokens, now);
+      this.#dispatch(item, choice.pool, choice.gate, choice.tokens, now, sending);
     }
     if (this.#inputDone && this.waiting === 0 && this.stats.inFlight === 0) {
       this.#end({ kind: 'done' });
@@ -440,7 +483,8 @@ export class Dispatcher {
 
   // ---- one request ----------------------------------------------------------------------------------------------
 
-  #dispatch(item: WorkItem, pool: PoolState, gate: ProjectGate, tokens: number, now: number): void {
+  /** @param sending the request already built, and its budget hold (with --max-cost). */
+  #dispatch(item: WorkItem, pool: PoolState, gate: ProjectGate, tokens: number, now: number, sending?: { request: ModelRequest; hold: BudgetHold | undefined }): void {
     const reservation = gate.limiter.acquire(tokens, now);
     const flight = this.#governor.start(pool.project, tokens, now);
     if ((item.sent ?? 0) > 0) this.stats.retries++;
@@ -449,7 +493,7 @@ export class Dispatcher {
     pool.active++;
     this.stats.inFlight++;
     this.stats.requests++;
-    this.#attempt(item, pool, gate, reservation)
+    this.#attempt(item, pool, gate, reservation, sending)
       .catch((error: unknown) => this.#fail(error))
       .finally(() => {
         flight.finish(Date.now());
@@ -459,8 +503,8 @@ export class Dispatcher {
       });
   }
 
-  async #attempt(item: WorkItem, pool: PoolState, gate: ProjectGate, reservation: Reservation): Promise<void> {
-    const request = this.#o.buildRequest(item.cells, item.variant);
+  async #attempt(item: WorkItem, pool: PoolState, gate: ProjectGate, reservation: Reservation, sending?: { request: ModelRequest; hold: BudgetHold | undefined }): Promise<void> {
+    const request = sending?.request ?? this.#o.buildRequest(item.cells, item.variant);
     let answer: ModelAnswer;
     try {
       answer = await pool.client.generate(request, {
@@ -472,6 +516,7 @@ export class Dispatcher {
         timeoutMs: this.#timeout.ms,
       });
     } catch (error) {
+      sending?.hold?.settle(undefined);
       gate.limiter.refund(reservation, Date.now());
       // A caller that breaks the contract (throws something else) fails the request as no answer, never the run.
       const failure = error instanceof ApiFailure ? error : connectionFailureOf(error);
@@ -479,6 +524,7 @@ export class Dispatcher {
       this.#onFailure(item, pool, gate, reservation, failure);
       return;
     }
+    sending?.hold?.settle(answer);
     const now = Date.now();
     this.#timeout.answered(now - reservation.at);
     this.#health.onAnswer(item.row, now);

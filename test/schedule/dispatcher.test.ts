@@ -4,7 +4,7 @@ import { TimeoutFailure } from '../../src/providers/failures.js';
 import { failureForStatus } from '../../src/providers/gemini/classify-failure.js';
 import { PACIFIC_DAY } from '../../src/providers/gemini/quota-day.js';
 import { parseRpcStatus } from '../../src/providers/google-rpc-status.js';
-import { Dispatcher, type DispatchEnd, type KeyPool, type ProjectGate } from '../../src/schedule/dispatcher.js';
+import { Dispatcher, type BudgetGate, type DispatchEnd, type KeyPool, type ProjectGate } from '../../src/schedule/dispatcher.js';
 import { UNREACHABLE_AFTER } from '../../src/schedule/endpoint-health.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import { RateLimitPolicy } from '../../src/schedule/rate-limit-policy.js';
@@ -76,6 +76,7 @@ interface Setup {
   rpm?: number;
   maxAttempts?: number;
   processCeiling?: number;
+  budget?: BudgetGate;
 }
 
 function start(s: Setup) {
@@ -107,6 +108,7 @@ function start(s: Setup) {
     },
     onNotice: (n) => notices.push(n.text),
     maxAttempts: s.maxAttempts ?? 8,
+    ...(s.budget ? { budget: s.budget } : {}),
     stopGraceMs: 5_000,
     processCeiling: s.processCeiling ?? 10_000,
     loadGuard: null,
@@ -406,6 +408,34 @@ describe('Dispatcher', () => {
     // After the first timeouts at 60 s, every later request waits 120 s.
     expect(sent.filter((ms) => ms === 60_000).length).toBeLessThanOrEqual(40);
     expect(Math.max(...sent)).toBe(120_000);
+  });
+
+  it('a spending cap: never reserves past it, waits for requests in flight, then ends (budget) with the rest pending', async () => {
+    // Each request reserves 1 and costs 0.5 once answered (0 when it fails): at cap 10, 19 answers fit (9.5 spent).
+    let spent = 0;
+    let reserved = 0;
+    let worst = 0;
+    let refusedInFlight = 0;
+    const budget: BudgetGate = {
+      tryReserve() {
+        if (spent + reserved + 1 > 10) {
+          if (reserved > 0) refusedInFlight++;
+          return { refused: { capUsd: 10, spentUsd: spent, inFlightUsd: reserved, requestUsd: 1 } };
+        }
+        reserved += 1;
+        worst = Math.max(worst, spent + reserved);
+        return { hold: { settle: (a) => { reserved -= 1; if (a) spent += 0.5; } } };
+      },
+    };
+    const flaky = caller((row, nth) => (nth === 1 && row % 5 === 0 ? failure('503-overloaded.json', 503) : 'ok'));
+    const run = start({ pools: [{ project: 'a', client: flaky }], rows: 100, budget });
+    const end = await settle(run.done);
+    expect(end).toEqual({ kind: 'budget', capUsd: 10, spentUsd: 9.5, inFlightUsd: 0, requestUsd: 1 });
+    expect(worst).toBeLessThanOrEqual(10);
+    expect(refusedInFlight).toBeGreaterThan(0); // it waited for answers before giving up
+    expect(run.finished.size).toBe(19);
+    expect(run.duplicates).toEqual([]);
+    expect(reserved).toBe(0);
   });
 
   describe('429s without details (issue 10)', () => {

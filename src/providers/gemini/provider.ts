@@ -3,12 +3,13 @@
  * (`--provider vertex`, Application Default Credentials with --project and --location), both through `@google/genai`.
  * Facts and sources: docs/providers.md.
  */
-import type { Credential, Provider, ProviderConnection } from '../contract.js';
+import type { Credential, ModelRequest, Provider, ProviderConnection } from '../contract.js';
 import { geminiCatalog, vertexCatalog } from './catalog.js';
 import { OAuth2Client, type GoogleAuthOptions } from 'google-auth-library';
 import { rememberSecret } from '../../config/known-secrets.js';
 import { classifyFailure } from './classify-failure.js';
 import { createGeminiCaller, geminiClient, type GeminiAuth } from './gemini-caller.js';
+import { geminiCall } from './gemini-request.js';
 import { createGeminiBatchService } from './batch-service.js';
 
 /** The Gemini API's host, where requests go without --base-url (the SDK's default). */
@@ -26,6 +27,7 @@ export function createGeminiProvider(connection: ProviderConnection): Provider {
     describeEndpoint: () => connection.baseUrl ?? `https://${GEMINI_API_HOST}`,
     identity: () => ({ provider: 'gemini', endpoint: host }),
     caller: (credential) => createGeminiCaller({ auth: authOf(credential), ...baseUrlOf(connection), timeoutMs: connection.timeoutMs }),
+    outputRoom,
     countTokens: (credential, model, prompts) => countTokens(authOf(credential), connection, model, prompts),
     batches: (credential) => {
       const auth = authOf(credential);
@@ -52,6 +54,7 @@ export function createVertexProvider(connection: ProviderConnection): Provider {
     identity: () => ({ provider: 'vertex', endpoint: host }),
     // One client for every pool: ADC gives one identity, and google-auth-library caches and refreshes its token.
     caller: () => createGeminiCaller({ auth, ...baseUrlOf(connection), timeoutMs: connection.timeoutMs }),
+    outputRoom,
     countTokens: (_credential, model, prompts) => countTokens(auth, connection, model, prompts),
   };
 }
@@ -77,6 +80,11 @@ export function vertexHost(location: string): string {
   if (location === 'global') return 'aiplatform.googleapis.com';
   if (location === 'us' || location === 'eu') return `aiplatform.${location}.rep.googleapis.com`;
   return `${location}-aiplatform.googleapis.com`;
+}
+
+/** The request's generationConfig.maxOutputTokens (thinking included), or undefined when it sends none. */
+function outputRoom(request: ModelRequest): number | undefined {
+  return geminiCall(request).config.maxOutputTokens;
 }
 
 function baseUrlOf(connection: ProviderConnection): { baseUrl?: string } {

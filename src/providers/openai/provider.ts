@@ -34,6 +34,10 @@ export function createOpenAiProvider(connection: ProviderConnection): Provider {
       const params = chatParams(request, ladder.current());
       return params.max_completion_tokens ?? params.max_tokens ?? 0;
     },
+    outputRoom: (request) => {
+      const params = chatParams(request, ladder.current());
+      return params.max_completion_tokens ?? params.max_tokens;
+    },
     caller: (credential) =>
       createOpenAiCaller({
         apiKey: secretOf(credential),
