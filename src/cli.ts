@@ -1,5 +1,5 @@
 /**
- * The `gemini-batch` program (commander): classify, status, simulate, plan. Commands and option names are the CLI
+ * The `gemini-batch` program (commander): classify, plan, status, report, simulate. Commands and option names are the CLI
  * contract of ../shared/DESIGN.md; exit codes are in ./errors.ts (`ExitCode`).
  */
 import { Command, CommanderError, Option } from 'commander';
@@ -14,7 +14,7 @@ import { TOOL_VERSION } from './version.js';
  * Options of `classify` that do nothing in `plan` (no output is written, no request sent): `plan` still accepts them, so
  * that a classify command line is planned by changing its first word, but its --help does not list them.
  */
-const CLASSIFY_ONLY = new Set(['--output', '--workers-per-key', '--timeout', '--max-attempts', '--json', '--temperature', '--no-escape-formulas', '--answer-column', '--batch-size', '--batch-poll', '--batch-deadline', '--batch-fallback']);
+const CLASSIFY_ONLY = new Set(['--output', '--report', '--workers-per-key', '--timeout', '--max-attempts', '--json', '--temperature', '--no-escape-formulas', '--answer-column', '--batch-size', '--batch-poll', '--batch-deadline', '--batch-fallback']);
 
 /** Adds the options of `classify`; for `plan`, the ones that do nothing there are accepted but hidden. */
 function classifyOptions(cmd: Command, forPlan = false): Command {
@@ -65,6 +65,7 @@ function classifyOptions(cmd: Command, forPlan = false): Command {
     new Option('--price-input <usd>', 'USD per 1,000,000 input tokens (default: the price table)'),
     new Option('--price-output <usd>', 'USD per 1,000,000 output and thinking tokens (default: the price table)'),
     new Option('--no-escape-formulas', 'keep cells that begin with = + - @ TAB CR as they are'),
+    new Option('--report [file]', 'write the HTML run report at the end of the run (default <input>.report.html beside the input)'),
     new Option('--batch', "send the rows through the Gemini Batch API: half the price, answers within 24 h, outside the per-minute quotas; Ctrl-C leaves the batches running and the same command re-attaches"),
     new Option('--batch-size <rows>', 'rows per batch at most (default 10,000)'),
     new Option('--batch-poll <s>', 'seconds between two polls of a batch at most (default 300; polls start after 5 s and grow)'),
@@ -115,6 +116,20 @@ function program(io: Io, exit: { code: number }, argv: string[], script: string 
     .action(async (target: string, options: { jobDir?: string; json?: boolean; priceInput?: string; priceOutput?: string }) => {
       const { runStatus } = await import('./job/run-status.js');
       exit.code = await runStatus(target, options, io);
+    });
+
+  cmd
+    .command('report')
+    .argument('<input-or-job-dir>', 'the input file or its job directory')
+    .option('-o, --output <file>', 'where to write the report (default <input>.report.html beside the input, or beside the job directory)')
+    .option('--job-dir <dir>', 'job directory, when not the default beside the input')
+    .option('--price-input <usd>', "USD per 1,000,000 input tokens (default: the provider's price table)")
+    .option('--price-output <usd>', "USD per 1,000,000 output and thinking tokens (default: the provider's price table)")
+    .description('a self-contained HTML report of the job with charts: what bound the rate, 429s, latency, rows, cost; no API call')
+    .exitOverride()
+    .action(async (target: string, options: { jobDir?: string; output?: string; priceInput?: string; priceOutput?: string }) => {
+      const { runReport } = await import('./job/run-report.js');
+      exit.code = await runReport(target, options, io);
     });
 
   cmd

@@ -3,6 +3,7 @@
  * API call). The names follow the CLI contract of ../shared/DESIGN.md.
  */
 import { checkBaseUrl } from './base-url.js';
+import { defaultReportPath } from '../report/html/report-path.js';
 import { UsageError } from '../errors.js';
 import type { InputOptions } from '../input/input-source.js';
 import { parseLabelLines, parseLabelList } from '../prompt/labels.js';
@@ -55,6 +56,8 @@ export interface RawClassifyOptions extends RawBatchOptions {
   temperature?: string;
   thinkingBudget?: string;
   escapeFormulas?: boolean;
+  /** --report: true without a file name. */
+  report?: string | boolean;
   examples?: string;
   priceInput?: string;
   priceOutput?: string;
@@ -105,6 +108,8 @@ export interface ClassifyConfig {
   temperature: number;
   thinkingBudget: number | undefined;
   escapeFormulas: boolean;
+  /** --report: where to write the HTML run report at the end of the run; undefined: no report. */
+  report: string | undefined;
   /** --examples file (few-shot rows with a `label` column), read once the template is known. */
   examplesFile: string | undefined;
   /** --price-input / --price-output: USD per 1,000,000 tokens, over the price table. */
@@ -259,6 +264,7 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     temperature,
     thinkingBudget: integer('--thinking-budget', raw.thinkingBudget, -1),
     escapeFormulas: raw.escapeFormulas ?? true,
+    report: raw.report === undefined || raw.report === false ? undefined : raw.report === true ? defaultReportPath(input) : raw.report,
     examplesFile: raw.examples,
     price,
     answerColumn: raw.answerColumn?.trim(),

@@ -98,7 +98,7 @@ export function openBatchPhase(o: BatchPhaseOptions): BatchPhase {
     const journal = o.journal();
     const previous = journal.has(entry.row) ? journal.get(entry.row) : undefined;
     journal.append(entry);
-    o.tally().finish(previous?.status, entry.status, minus(entry.tokens, previous?.tokens), entry.tier ?? 'standard', previous ? (previous.tier ?? 'standard') : undefined);
+    o.tally().finish(previous?.status, entry.status, minus(entry.tokens, previous?.tokens), entry.tier ?? 'standard', previous ? (previous.tier ?? 'standard') : undefined, previous?.tokens);
   };
 
   const runner = new BatchRunner({

@@ -44,6 +44,9 @@ import { prepareJob, type PreparedJob } from './prepare-job.js';
 import { rowsToSend, type RowSourceOptions } from './row-source.js';
 import { openBatchPhase, type BatchPhase } from './batch-phase.js';
 import { appendRunLog, appendRunLogSync, type RunRecord } from './run-log.js';
+import { EventRecorder } from './event-recorder.js';
+import { checkReportTarget, writeReport } from './run-report.js';
+import { EventLog } from '../journal/event-log.js';
 import { outputDialect, writeResults } from './write-results.js';
 
 
@@ -56,6 +59,7 @@ export async function runClassify(input: string, raw: RawClassifyOptions, io: Io
   const started = Date.now();
   const prepared = await prepareJob(input, raw, io.env);
   await checkOutputTarget(prepared.config.output ?? defaultOutputPath(prepared.config.input), prepared.config.input);
+  if (prepared.config.report !== undefined) await checkReportTarget(prepared.config.report);
   const endpoint = await resolveEndpoint(prepared.config, io.env);
   let job: OpenJob | undefined;
   try {
@@ -122,6 +126,10 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     tally.finish(previous, outcome.status, item.usage, tier ?? 'standard', previous !== undefined ? (item.earlierTier ?? 'standard') : undefined, item.earlierUsage);
   };
 
+  const runId = `${new Date(p.started).toISOString()}#${process.pid}`;
+  const events = new EventRecorder(
+    new EventLog(job.files.events, { run: runId, t0: p.started, model: config.model, zone: endpoint.provider.quotaDay.zone, provider: config.provider }),
+  );
   const rowOptions: RowSourceOptions = {
     input: source,
     total,
@@ -157,7 +165,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
       })
     : undefined;
   const dispatcher = new Dispatcher({
-    pools,
+    pools: events.wrap(pools),
     gates,
     rows: batch ? batch.onlineRows(rowsToSend({ ...rowOptions, select: (row) => batch.book.online.has(row) })) : rowsToSend(rowOptions),
     estimator,
@@ -180,6 +188,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     fdsPerRequest: config.simulate ? 2 : 1,
   });
 
+  events.watch(dispatcher, gates);
   const limitsChoice = await describeLimitsChoice(config, endpoint.limits !== undefined);
   reporter.start({
     input: config.input,
@@ -238,7 +247,6 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
       ...(batch ? { batches: batch.describe() } : {}),
     };
   };
-  const runId = `${new Date(p.started).toISOString()}#${process.pid}`;
   const runRecord = (exitCode: number | null): RunRecord => ({
     run: runId,
     startedAt: new Date(p.started).toISOString(),
@@ -292,6 +300,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
       journal.flush();
       void daily.flush();
       clearInterval(ticker);
+      events.close();
       appendRunLogSync(job.files.runs, runRecord(ExitCode.Stopped));
       const pending = countOf(tally.byStatus.pending, 'row');
       reporter.finish(summaryOf(ExitCode.Stopped, `quit at once (second Ctrl-C): ${pending} pending, requests in flight abandoned; the output file was not written`, undefined));
@@ -304,6 +313,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     end = batchEnd && batchEnd.kind !== 'done' ? batchEnd : stopBatches.signal.aborted ? { kind: 'interrupted' } : await dispatcher.run();
   } finally {
     clearInterval(ticker);
+    events.close();
     interrupts.remove();
     batch?.close();
     journal.flush();
@@ -370,8 +380,9 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     }
   }
 
-  reporter.finish({ ...summaryOf(exitCode, ending, outputNote), ...(escapedCells !== undefined ? { escapedCells } : {}) });
   await logRun(exitCode);
+  const report = config.report !== undefined ? await writeRunReport(job.dir, config.report, config.price, notify) : undefined;
+  reporter.finish({ ...summaryOf(exitCode, ending, outputNote), ...(escapedCells !== undefined ? { escapedCells } : {}), ...(report ? { report } : {}) });
   return exitCode;
 }
 
@@ -454,6 +465,17 @@ async function keepEarlierOutput(target: string, end: DispatchEnd, finishedThisR
   );
 }
 
+
+/** `--report`: writes the run report; a report that cannot be written is a notice, never the run's failure. */
+async function writeRunReport(jobDir: string, file: string, price: { input?: number; output?: number }, notify: (n: { key: string; text: string }) => void): Promise<string | undefined> {
+  try {
+    await writeReport(jobDir, file, price);
+    return file;
+  } catch (error) {
+    notify({ key: 'report', text: `the run report was not written: ${error instanceof Error ? error.message : String(error)}` });
+    return undefined;
+  }
+}
 
 /** What the run's header says of each --service-tier. */
 const SERVICE_TIER_NOTES: Readonly<Record<ServiceTier, string>> = {

@@ -28,6 +28,8 @@ export interface JobFiles {
   batches: string;
   /** batches/: our copy of every Batch API input file (`b0001.jsonl`…). */
   batchFiles: string;
+  /** events.log: each request and the scheduler's state over time, for the HTML run report (./event-log.ts). */
+  events: string;
 }
 
 /**
@@ -52,11 +54,12 @@ export function jobFiles(jobDir: string): JobFiles {
     runs: path.join(jobDir, 'runs.jsonl'),
     batches: path.join(jobDir, 'batches.jsonl'),
     batchFiles: path.join(jobDir, 'batches'),
+    events: path.join(jobDir, 'events.log'),
   };
 }
 
 /** Names gemini-batch writes in a job directory: its files, their temporaries (../files/atomic-file.ts), lock takeovers. */
-const OUR_NAMES = new Set(['manifest.json', 'journal.jsonl', 'quota-usage.json', 'requests.log', 'runs.jsonl', 'lock', 'batches.jsonl', 'batches']);
+const OUR_NAMES = new Set(['manifest.json', 'journal.jsonl', 'quota-usage.json', 'requests.log', 'runs.jsonl', 'lock', 'batches.jsonl', 'batches', 'events.log']);
 const TEMPORARY_OF = new Set(['manifest.json', 'quota-usage.json', 'requests.log', 'journal.jsonl', 'lock']);
 /** The lock's takeover gates and the files a takeover moves aside (./job-lock.ts). */
 const LOCK_TAKEOVER = /^\.lock\.(takeover|aside)-[0-9a-f]+$/;
@@ -77,7 +80,7 @@ export function foreignNames(names: readonly string[]): string[] {
  */
 export async function refuseSymlinks(jobDir: string): Promise<void> {
   const files = jobFiles(jobDir);
-  for (const file of [files.manifest, files.journal, files.quotaUsage, files.requests, files.runs, files.lock, files.batches, files.batchFiles]) {
+  for (const file of [files.manifest, files.journal, files.quotaUsage, files.requests, files.runs, files.lock, files.batches, files.batchFiles, files.events]) {
     const stat = await fs.lstat(file).catch(() => null);
     if (stat?.isSymbolicLink()) {
       throw new UsageError(
@@ -118,6 +121,6 @@ export async function resetJobDir(jobDir: string): Promise<void> {
   }
   const files = jobFiles(jobDir);
   const temporaries = names.filter((n) => isOurTemporary(n) && !n.startsWith('.lock.')).map((n) => path.join(jobDir, n));
-  for (const file of [files.journal, files.quotaUsage, files.requests, files.runs, files.batches, files.batchFiles, ...temporaries, files.manifest]) await fs.rm(file, { force: true, recursive: true });
+  for (const file of [files.journal, files.quotaUsage, files.requests, files.runs, files.batches, files.batchFiles, files.events, ...temporaries, files.manifest]) await fs.rm(file, { force: true, recursive: true });
   syncDirectory(jobDir);
 }

@@ -33,6 +33,8 @@ export interface JobSummary {
    * tier asked); present when --service-tier was given or an answer came from a tier other than standard.
    */
   served?: Partial<Record<string, number>>;
+  /** The HTML run report written (--report). */
+  report?: string;
 }
 
 /** `180 flex, 20 standard`: the tiers that served answers, most first. */
@@ -73,6 +75,7 @@ export function formatSummary(s: JobSummary): string[] {
     );
   }
   lines.push(`job: ${s.jobDir}`);
+  if (s.report) lines.push(`report: ${s.report}`);
   if (s.resumeCommand) lines.push(`resume with: ${s.resumeCommand}`);
   return lines;
 }

@@ -278,6 +278,13 @@ export class Dispatcher {
     return this.#governor.totalLimit;
   }
 
+  /** Requests the pools of `project` may have in flight now (the sum of their limits; a stopped pool's is 0): for reports. */
+  slotsOf(project: string): number {
+    let n = 0;
+    for (const pool of this.#pools) if (pool.project === project && !pool.stopped) n += this.#governor.limitOf(pool.index);
+    return n;
+  }
+
   // ---- the loop -------------------------------------------------------------------------------------------------
 
   #pump(): void {

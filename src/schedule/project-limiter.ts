@@ -228,6 +228,17 @@ export class ProjectLimiter {
   }
 
   /**
+   * The pause, park or disablement in force at `now` as last decided; unlike {@link hold} it decides nothing (the RPD
+   * count is not checked, nothing is parked): for reports.
+   */
+  heldAt(now: number): Hold | undefined {
+    if (this.#disabledReason !== undefined) return { kind: 'disabled', reason: this.#disabledReason };
+    if (this.#parkedUntil > now) return { kind: 'parked', until: this.#parkedUntil, reason: this.#parkReason };
+    if (this.#pausedUntil > now) return { kind: 'paused', until: this.#pausedUntil, reason: this.#pauseReason };
+    return undefined;
+  }
+
+  /**
    * Earliest time ≥ now at which a request of `tokens` estimated input tokens may start.
    * @returns Infinity when the project is disabled or parked, when `tokens` exceeds the TPM target (never fits), or
    *   when only answers to requests in flight can make room (call again after the next answer).

@@ -138,11 +138,13 @@ export class BatchJob {
     if (this.unfinished(now)) return op;
     op.done = true;
     if (state === 'BATCH_STATE_SUCCEEDED') {
-      const output: Record<string, unknown> = {};
-      if (this.responsesFile !== undefined) output.responsesFile = this.responsesFile;
-      else if (withInline) output.inlinedResponses = { inlinedResponses: inlineResponses(init.results ?? []) };
-      metadata.output = output;
-      op.response = { '@type': `${TYPE}GenerateContentBatchOutput`, ...output };
+      let output: Record<string, unknown> | undefined;
+      if (this.responsesFile !== undefined) output = { responsesFile: this.responsesFile };
+      else if (withInline) output = { inlinedResponses: { inlinedResponses: inlineResponses(init.results ?? []) } };
+      if (output) {
+        metadata.output = output;
+        op.response = { '@type': `${TYPE}GenerateContentBatchOutput`, ...output };
+      }
     } else if (state === 'BATCH_STATE_FAILED') {
       op.error = { code: 13, message: 'The batch failed. Please try again.' };
     }

@@ -30,6 +30,7 @@ describe('job directory', () => {
       runs: '/j/runs.jsonl',
       batches: '/j/batches.jsonl',
       batchFiles: '/j/batches',
+      events: '/j/events.log',
     });
   });
 

@@ -70,8 +70,28 @@ export function textOf(line: ResponseLine): string | undefined {
   return line.response?.candidates?.[0]?.content?.parts?.map((p) => p.text ?? '').join('');
 }
 
+/** A batch as the REST API answers it: a long-running operation (docs/batch-api.md "Resource"). */
+export interface RawOperation {
+  name: string;
+  done?: boolean;
+  error?: { code: number; message: string };
+  response?: Record<string, unknown>;
+  metadata: {
+    state: string;
+    batchStats: Record<string, string>;
+    inputConfig?: { fileName?: string };
+    output?: Record<string, unknown>;
+  };
+}
+
 /** The raw REST body of `GET /v1beta/{name}` (the SDK drops batchStats: docs/batch-api.md). */
-export async function rawGet(url: string, name: string, key = 'key-a'): Promise<{ status: number; json: any }> {
+export async function rawGet(url: string, name: string, key = 'key-a'): Promise<{ status: number; json: RawOperation }> {
   const res = await fetch(`${url}/v1beta/${name}`, { headers: { 'x-goog-api-key': key } });
-  return { status: res.status, json: await res.json() };
+  return { status: res.status, json: (await res.json()) as RawOperation };
+}
+
+/** GET `url` and its JSON body as `T` (a simulator control endpoint or a raw REST page). */
+export async function getJson<T>(url: string, key?: string): Promise<T> {
+  const res = await fetch(url, key !== undefined ? { headers: { 'x-goog-api-key': key } } : {});
+  return (await res.json()) as T;
 }

@@ -58,6 +58,12 @@ describe('defaults', () => {
     expect(s.countRejected).toBe(false);
   });
 
+  it('a batch block keeps the defaults it does not set', () => {
+    const s = parseScenario({ projects: [{ id: 'p' }], batch: { pendingMs: 5, lineErrors: [{ code: 13, fraction: 0.1 }] } }, 'inline');
+    expect(s.batch).toMatchObject({ pendingMs: 5, runningMs: 2000, expireMs: 48 * 3_600_000, concurrentBatches: 100, shuffle: true, lineErrors: [{ code: 13, fraction: 0.1 }] });
+    expect(s.batch!.enqueuedTokens).toBeUndefined();
+  });
+
   it('bucket windows default burst to a sixth of the minute limit', () => {
     const s = parseScenario({ window: 'bucket', projects: [{ id: 'p', limits: { '*': { rpm: 60, tpm: 6000 } } }] }, 'inline');
     expect(s.projects[0]!.limits['*']!.window).toEqual({ kind: 'bucket', burst: 10, tokenBurst: 1000 });
@@ -93,6 +99,10 @@ describe('validation errors', () => {
     ['bad openai style', { projects: [{ id: 'p' }], openai: { style: 'azure' } }, /\$\.openai\.style: expected one of "auto", "openai", "gemini-compat"/],
     ['bad response format', { projects: [{ id: 'p' }], openai: { responseFormats: ['text', 'xml'] } }, /\$\.openai\.responseFormats\[1\]: expected one of "json_schema"/],
     ['bad billing code', { projects: [{ id: 'p', insufficientQuota: { code: 'broke' } }] }, /\$\.projects\[0\]\.insufficientQuota\.code: expected one of "insufficient_quota"/],
+    ['unknown batch field', { projects: [{ id: 'p' }], batch: { pendingSeconds: 5 } }, /\$\.batch\.pendingSeconds: unknown field; expected one of pendingMs, runningMs/],
+    ['batch line error code out of range', { projects: [{ id: 'p' }], batch: { lineErrors: [{ code: 500 }] } }, /\$\.batch\.lineErrors\[0\]\.code: expected a whole number from 1 to 16, got 500/],
+    ['batch fraction over 1', { projects: [{ id: 'p' }], batch: { blocked: [{ fraction: 1.5 }] } }, /\$\.batch\.blocked\[0\]\.fraction: expected a number from 0 to 1/],
+    ['batch job end', { projects: [{ id: 'p' }], batch: { jobs: [{ end: 'DONE' }] } }, /\$\.batch\.jobs\[0\]\.end: expected one of "SUCCEEDED", "FAILED", "EXPIRED", "PENDING"/],
   ];
   for (const [name, json, message] of cases) {
     it(`${name}: InputError SIM_SCENARIO_INVALID with the JSON path`, () => {
