@@ -19,6 +19,8 @@ import type { ModelSpec, ScriptResponse } from './types.js';
 export interface LineResult {
   key?: string;
   metadata?: Record<string, unknown>;
+  /** Inline output leaves `metadata` out (the scripted `dropInlineMetadata`). */
+  dropMetadata?: boolean;
   response?: Record<string, unknown>;
   error?: { code: number; message: string };
 }
@@ -50,8 +52,11 @@ export function grpcCodeOf(httpStatus: number): number {
   return GRPC_BY_HTTP[httpStatus] ?? 2;
 }
 
-/** The view and input tokens of a line's request, or the 400 message that makes it a code-3 line. */
-export function readLine(line: BatchLine): { view: RequestView; tokens: number } | { message: string } {
+/** A line's request read: its view and input tokens, or the 400 message that makes it a code-3 line. */
+export type ReadLine = { view: RequestView; tokens: number } | { message: string };
+
+/** Reads a line's request (once per line: create counts its tokens, then answers it). */
+export function readLine(line: BatchLine): ReadLine {
   const read = readRequest(line.request);
   if (!read.ok) return { message: read.message };
   return { view: read.view, tokens: promptTokens(read.view).total };
@@ -67,14 +72,13 @@ export class BatchAnswerer {
     private readonly scripts: ScriptBook,
   ) {}
 
-  /** The result of `line` in a batch for `spec`; `seq` numbers the answer (its responseId). */
-  answer(line: BatchLine, spec: ModelSpec, seq: number): LineResult {
+  /** The result of `line` (read as `read`) in a batch for `spec`; `seq` numbers the answer (its responseId). */
+  answer(line: BatchLine, read: ReadLine, spec: ModelSpec, seq: number): LineResult {
     const result: LineResult = {};
     if (line.key !== undefined) result.key = line.key;
     if (line.metadata !== undefined) result.metadata = line.metadata;
     const fail = (code: number, message?: string): LineResult => ({ ...result, error: { code, message: message ?? grpcMessage(code) } });
 
-    const read = readLine(line);
     if ('message' in read) return fail(3, read.message);
     const { view, tokens } = read;
     if (spec.thinking === 'always' && view.thinkingBudget === 0) return fail(3, thinkingBudgetZero().error.message);

@@ -27,6 +27,8 @@ export interface BatchJobInit {
   pendingMs: number;
   runningMs: number;
   expireMs: number;
+  /** The output shows this long after a SUCCEEDED end. */
+  outputDelayMs: number;
   /** Line results in the order they complete (and are written), for a batch that will succeed. */
   results?: LineResult[];
   resultsForm: 'file' | 'inline';
@@ -44,6 +46,8 @@ export class BatchJob {
   /** When it ends by itself, and how. */
   private readonly naturalEndAt: number;
   private readonly naturalEnd: BatchState;
+  /** failedBefore[i]: failed lines among the first i results (batchStats in O(1)). */
+  private readonly failedBefore: Uint32Array | undefined;
 
   constructor(readonly init: BatchJobInit) {
     const { createTime: c, pendingMs: p, runningMs: r, expireMs: e, end } = init;
@@ -55,6 +59,10 @@ export class BatchJob {
     } else {
       this.naturalEndAt = c + p + r;
       this.naturalEnd = end === 'FAILED' ? 'BATCH_STATE_FAILED' : 'BATCH_STATE_SUCCEEDED';
+    }
+    if (init.results) {
+      this.failedBefore = new Uint32Array(init.results.length + 1);
+      init.results.forEach((r, i) => (this.failedBefore![i + 1] = this.failedBefore![i]! + (r.error ? 1 : 0)));
     }
   }
 
@@ -71,6 +79,11 @@ export class BatchJob {
   state(now: number): BatchState {
     if (now >= this.endAt) return this.cancelledAt !== undefined ? 'BATCH_STATE_CANCELLED' : this.naturalEnd;
     return now >= this.startAt ? 'BATCH_STATE_RUNNING' : 'BATCH_STATE_PENDING';
+  }
+
+  /** Whether a SUCCEEDED batch's output (responses file, inline responses) exists at `now`. */
+  outputReady(now: number): boolean {
+    return this.state(now) === 'BATCH_STATE_SUCCEEDED' && now >= this.endAt + this.init.outputDelayMs;
   }
 
   /** PENDING or RUNNING at `now`. */
@@ -100,9 +113,8 @@ export class BatchJob {
     } else if (state !== 'BATCH_STATE_EXPIRED') {
       const done = this.done(now);
       pending = n - done;
-      const results = this.init.results;
-      if (results) for (let i = 0; i < done; i++) results[i]!.error ? failed++ : ok++;
-      else ok = done;
+      failed = this.failedBefore ? this.failedBefore[done]! : 0;
+      ok = done - failed;
     }
     const stats: Record<string, string> = { requestCount: String(n) };
     if (pending > 0) stats.pendingRequestCount = String(pending);
@@ -137,7 +149,7 @@ export class BatchJob {
     const op: Record<string, unknown> = { name: this.name, metadata };
     if (this.unfinished(now)) return op;
     op.done = true;
-    if (state === 'BATCH_STATE_SUCCEEDED') {
+    if (this.outputReady(now)) {
       let output: Record<string, unknown> | undefined;
       if (this.responsesFile !== undefined) output = { responsesFile: this.responsesFile };
       else if (withInline) output = { inlinedResponses: { inlinedResponses: inlineResponses(init.results ?? []) } };
@@ -152,24 +164,27 @@ export class BatchJob {
   }
 }
 
-/** Inline responses: `{response, metadata}` or `{error, metadata}` (metadata as the request gave it). */
+/**
+ * Inline responses: `{response, metadata}` or `{error, metadata}`; metadata as the inline request gave it, or
+ * `{key}` for a file line answered inline; none when scripted away.
+ */
 export function inlineResponses(results: readonly LineResult[]): unknown[] {
   return results.map((r) => {
     const item: Record<string, unknown> = r.error ? { error: r.error } : { response: r.response };
-    if (r.metadata !== undefined) item.metadata = r.metadata;
+    const metadata = r.metadata ?? (r.key !== undefined ? { key: r.key } : undefined);
+    if (metadata !== undefined && !r.dropMetadata) item.metadata = metadata;
     return item;
   });
 }
 
 /** The responses file: one JSON line per result, `{"key", "response"}` or `{"key", "error"}`, each ending in "\n". */
 export function responsesJsonl(results: readonly LineResult[]): string {
-  let text = '';
-  for (const r of results) {
+  const lines = results.map((r) => {
     const line: Record<string, unknown> = {};
     if (r.key !== undefined) line.key = r.key;
     if (r.error) line.error = r.error;
     else line.response = r.response;
-    text += `${JSON.stringify(line)}\n`;
-  }
-  return text;
+    return JSON.stringify(line);
+  });
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { BatchAnswerer, readLine, type LineResult } from './batch-answers.js';
+import { BatchAnswerer, readLine, type LineResult, type ReadLine } from './batch-answers.js';
 import { BatchJob, responsesJsonl } from './batch-job.js';
 import { readInlineLines, readJsonlLines, type BatchLine, type LinesResult } from './batch-lines.js';
 import type { BatchEnd, BatchEvent, BatchRecord, BatchScenario, BatchStats } from './batch-types.js';
@@ -223,11 +223,9 @@ export class BatchService {
     }
     if (!read.ok) return bad(read.message);
     const lines = read.lines;
+    const reads = lines.map(readLine);
     let inputTokens = 0;
-    for (const line of lines) {
-      const r = readLine(line);
-      if ('tokens' in r) inputTokens += r.tokens;
-    }
+    for (const r of reads) if ('tokens' in r) inputTokens += r.tokens;
 
     const rejected = this.rejection(project, model, inputTokens, now);
     if (rejected) {
@@ -251,11 +249,12 @@ export class BatchService {
       pendingMs: this.config.pendingMs,
       runningMs: this.config.runningMs,
       expireMs: this.config.expireMs,
+      outputDelayMs: this.config.outputDelayMs,
       resultsForm: this.config.resultsForm === 'auto' ? (file !== undefined ? 'file' : 'inline') : this.config.resultsForm,
     };
     if (displayName !== undefined) init.displayName = displayName;
     if (file !== undefined) init.fileName = file;
-    if (end === 'SUCCEEDED') init.results = this.results(lines, spec, id);
+    if (end === 'SUCCEEDED') init.results = this.results(lines, reads, spec, id);
     const job = new BatchJob(init);
     this.jobs.set(id, job);
     this.order.push(job);
@@ -294,8 +293,12 @@ export class BatchService {
   }
 
   /** Every line's result, in a seeded shuffled order unless `shuffle` is off. */
-  private results(lines: readonly BatchLine[], spec: ModelSpec, id: string): LineResult[] {
-    const results = lines.map((line) => this.answerer.answer(line, spec, ++this.answers));
+  private results(lines: readonly BatchLine[], reads: readonly ReadLine[], spec: ModelSpec, id: string): LineResult[] {
+    const results = lines.map((line, i) => this.answerer.answer(line, reads[i]!, spec, ++this.answers));
+    const drop = this.config.dropInlineMetadata;
+    if (drop > 0) {
+      for (let i = 0; i < results.length; i++) if (mix32(this.seed, this.answers, i, 0xd20b) / 2 ** 32 < drop) results[i]!.dropMetadata = true;
+    }
     if (!this.config.shuffle || results.length < 2) return results;
     const inOrder = [...results];
     const random = seededRandom(mix32(this.seed, ...[...id].map((c) => c.charCodeAt(0))));
@@ -314,9 +317,9 @@ export class BatchService {
   }
 
   private settle(job: BatchJob, now: number): void {
-    if (job.responsesFile !== undefined || job.init.resultsForm !== 'file' || job.state(now) !== 'BATCH_STATE_SUCCEEDED') return;
+    if (job.responsesFile !== undefined || job.init.resultsForm !== 'file' || !job.outputReady(now)) return;
     const id = `batch-${job.init.id}`;
-    this.files.putGenerated(id, job.init.project, Buffer.from(responsesJsonl(job.init.results ?? []), 'utf8'), job.endAt);
+    this.files.putGenerated(id, job.init.project, Buffer.from(responsesJsonl(job.init.results ?? []), 'utf8'), job.endAt + job.init.outputDelayMs);
     job.responsesFile = `files/${id}`;
   }
 

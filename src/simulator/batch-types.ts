@@ -80,6 +80,13 @@ export interface BatchScenario {
   enqueuedTokens?: number;
   /** The first n creates are answered 429 (help-only body) whatever the limits. @default 0 */
   rejectCreates: number;
+  /**
+   * A SUCCEEDED batch shows its output (responses file, inline responses) only this long after it ended: until then
+   * `get` says SUCCEEDED with no output and the file does not exist (tidyverse/ellmer PR #926). @default 0
+   */
+  outputDelayMs: number;
+  /** Probability that an inline response comes back without its `metadata` (python-genai#1886, js-genai#1191). @default 0 */
+  dropInlineMetadata: number;
   /** The create's answer waits this long after the batch exists (a kill window between create and journaling). */
   createReplyDelayMs: number;
   /** The final upload chunk's answer waits this long after the file exists. */
@@ -102,6 +109,8 @@ export function defaultBatchScenario(): BatchScenario {
     shuffle: true,
     concurrentBatches: 100,
     rejectCreates: 0,
+    outputDelayMs: 0,
+    dropInlineMetadata: 0,
     createReplyDelayMs: 0,
     uploadReplyDelayMs: 0,
     downloadStallMs: 0,

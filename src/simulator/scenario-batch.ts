@@ -9,7 +9,7 @@ import { defaultBatchScenario, type BatchEnd, type BatchScenario, type JobRule, 
 
 const FIELDS = [
   'pendingMs', 'runningMs', 'expireMs', 'fileTtlMs', 'resultsForm', 'shuffle', 'concurrentBatches', 'enqueuedTokens',
-  'rejectCreates', 'createReplyDelayMs', 'uploadReplyDelayMs', 'downloadStallMs', 'lineErrors', 'blocked', 'jobs',
+  'rejectCreates', 'outputDelayMs', 'dropInlineMetadata', 'createReplyDelayMs', 'uploadReplyDelayMs', 'downloadStallMs', 'lineErrors', 'blocked', 'jobs',
 ];
 const ENDS: readonly BatchEnd[] = ['SUCCEEDED', 'FAILED', 'EXPIRED', 'PENDING'];
 
@@ -36,17 +36,19 @@ export function parseBatch(c: ScenarioChecker, raw: unknown): BatchScenario {
   const b = defaultBatchScenario();
   if (raw === undefined) return b;
   const o = c.object(raw, ['batch'], FIELDS);
-  const ms = (name: 'pendingMs' | 'runningMs' | 'expireMs' | 'fileTtlMs' | 'createReplyDelayMs' | 'uploadReplyDelayMs' | 'downloadStallMs', min = 0): void => {
+  const ms = (name: 'pendingMs' | 'runningMs' | 'expireMs' | 'fileTtlMs' | 'outputDelayMs' | 'createReplyDelayMs' | 'uploadReplyDelayMs' | 'downloadStallMs', min = 0): void => {
     if (o[name] !== undefined) b[name] = c.int(o[name], ['batch', name], min);
   };
   ms('pendingMs');
   ms('runningMs', 1);
   ms('expireMs', 1);
   ms('fileTtlMs', 1);
+  ms('outputDelayMs');
   ms('createReplyDelayMs');
   ms('uploadReplyDelayMs');
   ms('downloadStallMs');
   if (o.resultsForm !== undefined) b.resultsForm = c.oneOf(o.resultsForm, ['batch', 'resultsForm'], ['auto', 'file', 'inline'] as const);
+  if (o.dropInlineMetadata !== undefined) b.dropInlineMetadata = c.number(o.dropInlineMetadata, ['batch', 'dropInlineMetadata'], 0, 1);
   if (o.shuffle !== undefined) b.shuffle = c.boolean(o.shuffle, ['batch', 'shuffle']);
   if (o.concurrentBatches !== undefined) b.concurrentBatches = c.int(o.concurrentBatches, ['batch', 'concurrentBatches'], 1);
   if (o.enqueuedTokens !== undefined) b.enqueuedTokens = c.int(o.enqueuedTokens, ['batch', 'enqueuedTokens'], 1);

@@ -202,7 +202,34 @@ describe('how whole batches end', () => {
     clock.advance(3000);
     const job = await ai.batches.get({ name });
     expect(job.dest?.fileName).toBeUndefined();
-    expect(job.dest?.inlinedResponses?.length).toBe(3);
+    expect(job.dest?.inlinedResponses?.map((r) => r.metadata?.key).sort()).toEqual(['row-1', 'row-2', 'row-3']);
+  });
+
+  it('outputDelayMs: SUCCEEDED with no output and no file for a while, then the responses file', async () => {
+    const { ai, clock, sim } = await start({ outputDelayMs: 5000 });
+    const name = await fileBatch(ai, jsonlLines(3));
+    clock.advance(3000);
+    const early = await ai.batches.get({ name });
+    expect(early.state).toBe('JOB_STATE_SUCCEEDED');
+    expect(early.dest).toBeUndefined();
+    const fileName = `files/batch-${name.split('/')[1]}`;
+    expect((await apiError(ai.files.get({ name: fileName }))).status).toBe(403);
+    expect((await rawGet(sim.url, name)).json).toMatchObject({ done: true, metadata: { batchStats: { successfulRequestCount: '3' } } });
+    clock.advance(5000);
+    expect((await ai.batches.get({ name })).dest?.fileName).toBe(fileName);
+    expect((await results(ai, name)).size).toBe(3);
+  });
+
+  it('dropInlineMetadata: a seeded share of inline responses comes back without metadata (so without a key)', async () => {
+    const { ai, clock } = await start({ dropInlineMetadata: 0.5 });
+    const src = Array.from({ length: 60 }, (_, k) => ({ contents: rowText(k), metadata: { key: `k${k}` } }));
+    const job = await ai.batches.create({ model: 'gemini-2.5-flash', src });
+    clock.advance(3000);
+    const inline = (await ai.batches.get({ name: job.name! })).dest!.inlinedResponses!;
+    expect(inline).toHaveLength(60);
+    const missing = inline.filter((r) => r.metadata === undefined).length;
+    expect(missing).toBeGreaterThan(30 - 15);
+    expect(missing).toBeLessThan(30 + 15);
   });
 });
 
