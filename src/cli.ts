@@ -62,6 +62,7 @@ function classifyOptions(cmd: Command, forPlan = false): Command {
     new Option('--thinking-budget <n>', "thinking budget in tokens (default: the model's smallest; 0 = off where allowed)"),
     new Option('--examples <file>', 'few-shot examples: a CSV/XLSX with the columns the prompt uses and a "label" column'),
     new Option('--max-cost <usd>', "stop sending (exit 3, resumable) before the job's projected spend passes this many US dollars: spent so far (every run's) plus each request in flight at its most"),
+    new Option('--rows-per-request <k>', 'pack k rows into one request, answers joined by a row id the tool assigns: RPM and RPD use divided by about k (default 1; README "Several rows per request")'),
     new Option('--price-input <usd>', 'USD per 1,000,000 input tokens (default: the price table)'),
     new Option('--price-output <usd>', 'USD per 1,000,000 output and thinking tokens (default: the price table)'),
     new Option('--no-escape-formulas', 'keep cells that begin with = + - @ TAB CR as they are'),

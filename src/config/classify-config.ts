@@ -14,6 +14,7 @@ import { providerCatalog } from '../providers/create-provider.js';
 import { providerOptions } from './provider-options.js';
 import { batchOptions, type BatchConfig, type RawBatchOptions } from './batch-options.js';
 import { priceOf } from '../plan/price.js';
+import { MAX_ROWS_PER_REQUEST } from '../prompt/pack-request.js';
 import { DEFAULT_HEADROOM } from '../schedule/quota-limits.js';
 import { FLEX_TIMEOUT_BOUNDS } from '../schedule/request-timeout.js';
 import { fraction, integer, nonNegativeNumber, oneOf, positiveInt, readTextOption } from './option-values.js';
@@ -68,6 +69,7 @@ export interface RawClassifyOptions extends RawBatchOptions {
   location?: string;
   serviceTier?: string;
   maxCost?: string;
+  rowsPerRequest?: string;
 }
 
 export interface ClassifyConfig {
@@ -130,6 +132,8 @@ export interface ClassifyConfig {
   batch: BatchConfig | undefined;
   /** --max-cost: the job's spend cap, USD (job/spend-budget.ts); undefined: none. */
   maxCostUsd: number | undefined;
+  /** --rows-per-request: rows one request carries at most (1: each row alone; README "Several rows per request"). */
+  rowsPerRequest: number;
 }
 
 /** The online service tiers of --service-tier (docs/service-tiers.md). */
@@ -224,6 +228,10 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     // rows is one commitment the runner does not reserve yet.
     throw new UsageError('OPTION_CONFLICT', '--max-cost caps the rows sent online; it does not cap the Batch API yet. Leave out --max-cost with --batch (plan shows what the job costs through the Batch API).');
   }
+  const rowsPerRequest = positiveInt('--rows-per-request', raw.rowsPerRequest) ?? 1;
+  if (rowsPerRequest > MAX_ROWS_PER_REQUEST) {
+    throw new UsageError('OPTION_INVALID', `--rows-per-request must be at most ${MAX_ROWS_PER_REQUEST.toLocaleString('en-US')} (one answer holds a few hundred rows at most), got ${rowsPerRequest}.`);
+  }
   const temperature = nonNegativeNumber('--temperature', raw.temperature) ?? 0;
   if (temperature > 2) throw new UsageError('OPTION_INVALID', `--temperature must be between 0 and 2, got ${temperature}.`);
 
@@ -275,6 +283,7 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
     serviceTier,
     batch,
     maxCostUsd,
+    rowsPerRequest,
   };
 }
 

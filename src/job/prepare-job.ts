@@ -13,6 +13,7 @@ import { openInput } from '../input/open-input.js';
 import { requireDataRows } from '../input/require-data-rows.js';
 import { requestBuilder, type RequestVariant } from '../prompt/build-request.js';
 import { loadExamples, type FewShotExample } from '../prompt/examples.js';
+import { packRequestBuilder } from '../prompt/pack-request.js';
 import { requestFeatures } from '../prompt/request-features.js';
 import { compileTemplate, headerRowHint, UnknownColumnsError, type CompiledTemplate } from '../prompt/template.js';
 import { resultLayout, type ResultLayout } from './write-results.js';
@@ -26,6 +27,8 @@ export interface PreparedJob {
   layout: ResultLayout;
   /** The request of a row. */
   build(cells: readonly string[], variant?: RequestVariant): ModelRequest;
+  /** The request of a pack of rows: their rendered prompts and their ids (--rows-per-request). */
+  buildPack(prompts: readonly string[], ids: readonly string[]): ModelRequest;
   /** Token features of a row's whole request. */
   features(cells: readonly string[]): Float64Array;
 }
@@ -45,9 +48,8 @@ export async function prepareJob(input: string, raw: RawClassifyOptions, env: No
   await requireDataRows(source);
   const examples = config.examplesFile !== undefined ? await examplesFor(config, template) : [];
   const mode: AnswerMode = config.labels ? { kind: 'labels', labels: config.labels } : config.schema ? { kind: 'schema', schema: config.schema } : { kind: 'text', maxOutputTokens: config.maxOutputTokens };
-  const build = requestBuilder({
+  const settings = {
     model: config.model,
-    template,
     system: config.system,
     labels: config.labels,
     schema: config.schema?.json,
@@ -56,9 +58,11 @@ export async function prepareJob(input: string, raw: RawClassifyOptions, env: No
     thinkingBudget: config.thinkingBudget,
     examples,
     ...(config.serviceTier !== undefined ? { serviceTier: config.serviceTier } : {}),
-  });
+  };
+  const build = requestBuilder({ ...settings, template });
+  const buildPack = packRequestBuilder(settings);
   const features = requestFeatures({ template, system: config.system, labels: config.labels, schema: config.schema?.json, examples });
-  return { config, source, template, examples, mode, layout: resultLayout(source.columns, source.headerCells, config.schema?.properties, answerColumnOf(config)), build, features };
+  return { config, source, template, examples, mode, layout: resultLayout(source.columns, source.headerCells, config.schema?.properties, answerColumnOf(config)), build, buildPack, features };
 }
 
 /** The output column of the answer: --answer-column, else `label` with labels and `answer` in free-form mode. */

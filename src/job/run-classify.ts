@@ -14,6 +14,8 @@ import { ExitCode } from '../errors.js';
 import type { Io } from '../io.js';
 import { formatCommand, type Invocation } from '../invocation.js';
 import { answerJudge } from '../answers/judge-answer.js';
+import { packJudge } from '../answers/judge-pack.js';
+import { packItemTokens } from '../prompt/pack-request.js';
 import type { ModelPrice, QuotaDay } from '../providers/contract.js';
 import { ModelFailure } from '../providers/failures.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
@@ -27,8 +29,8 @@ import type { RowStatus } from '../row-status.js';
 import { BINDING_LABELS } from '../schedule/binding.js';
 import { Dispatcher, type DispatchEnd } from '../schedule/dispatcher.js';
 import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
-import { TokenEstimator } from '../schedule/token-estimator.js';
-import type { RowOutcome, WorkItem } from '../schedule/work-item.js';
+import { TokenEstimator, tokenFeatures } from '../schedule/token-estimator.js';
+import type { ItemVerdict, RowOutcome, WorkItem } from '../schedule/work-item.js';
 import { buildPools } from './build-pools.js';
 import { checkOutputTarget } from './check-output.js';
 import { chooseReporter } from './choose-reporter.js';
@@ -40,6 +42,7 @@ import { journalSpend, SpendBudget, usd } from './spend-budget.js';
 import { describeLimitsChoice } from './limits-choice.js';
 import { answerFingerprint } from './answer-fingerprint.js';
 import { openJob, type OpenJob } from './open-job.js';
+import { Packer } from './pack-rows.js';
 import { prepareJob, type PreparedJob } from './prepare-job.js';
 import { rowsToSend, type RowSourceOptions } from './row-source.js';
 import { openBatchPhase, type BatchPhase } from './batch-phase.js';
@@ -119,6 +122,16 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   const judge = answerJudge(prepared.mode);
   /** Answers of this run by the tier that served them. */
   const served = Object.fromEntries(BILLING_TIERS.map((t) => [t, 0])) as Record<BillingTier, number>;
+  const judgePack = packJudge(prepared.mode);
+  const packer = config.rowsPerRequest > 1 ? packerFor(prepared, estimator, endpoint, p.started) : undefined;
+  const judgeItem = (item: WorkItem, answer: Parameters<typeof judge>[0]): ItemVerdict => {
+    const pack = item.pack;
+    if (!pack) return judge(answer);
+    const rows = judgePack(answer, pack.ids).map((v, i) =>
+      v.kind === 'done' ? { kind: 'done' as const, outcome: { ...v.outcome, pack: { id: pack.id, item: pack.ids[i] as string, rows: pack.ids.length } } } : v,
+    );
+    return { kind: 'pack', rows };
+  };
   const record = (item: WorkItem, outcome: RowOutcome) => {
     const previous = journal.status(item.row);
     const tier = rowTier(item, price);
@@ -164,18 +177,23 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
         signal: stopBatches.signal,
       })
     : undefined;
+  // With --batch, the rows a batch gives to the online path; with --rows-per-request, packed for the online requests.
+  const onlineRows = batch ? batch.onlineRows(rowsToSend({ ...rowOptions, select: (row) => batch.book.online.has(row) })) : rowsToSend(rowOptions);
   const dispatcher = new Dispatcher({
     pools: events.wrap(pools),
     gates,
-    rows: batch ? batch.onlineRows(rowsToSend({ ...rowOptions, select: (row) => batch.book.online.has(row) })) : rowsToSend(rowOptions),
+    rows: packer ? packer.stream(onlineRows) : onlineRows,
+    ...(packer ? { repack: (again: WorkItem[], size: number) => packer.pack(again, size) } : {}),
     estimator,
     buildRequest: prepared.build,
     ...(endpoint.provider.quotaTokens ? { extraQuotaTokens: endpoint.provider.quotaTokens.bind(endpoint.provider) } : {}),
-    judge: (_item, answer) => judge(answer),
+    judge: judgeItem,
     onAnswer: (item, request, answer) => {
       const tier = billedTier(request, answer);
       served[tier]++;
       item.tier = dearerTier(price, item.tier, tier);
+      // A pack's rows are billed at the tier that served it.
+      if (item.pack) for (const row of item.pack.rows) row.tier = dearerTier(price, row.tier, tier);
     },
     onFinished: record,
     onNotice: notify,
@@ -245,6 +263,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
       bindingLeftMs: leftMs,
       costUsd: tally.costUsd,
       ...(batch ? { batches: batch.describe() } : {}),
+      ...(config.rowsPerRequest > 1 ? { rowsPerRequest: config.rowsPerRequest } : {}),
     };
   };
   const runRecord = (exitCode: number | null): RunRecord => ({
@@ -276,6 +295,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     bound: batch && dispatcher.stats.requests === 0 ? [] : dispatcher.bindingShares().map((b) => ({ binding: BINDING_LABELS[b.binding], share: b.share })),
     ...(batch ? { batches: batch.summary() } : {}),
     ...(config.serviceTier !== undefined || served.standard < BILLING_TIERS.reduce((n, t) => n + served[t], 0) ? { served: { ...served } } : {}),
+    ...(config.rowsPerRequest > 1 ? { rowsPerRequest: config.rowsPerRequest } : {}),
   });
   await logRun(null);
   let ticks = 0;
@@ -511,11 +531,37 @@ function journalEntry(item: WorkItem, outcome: RowOutcome, tier: BillingTier | u
       output: item.earlierUsage.output + item.usage.output,
       thoughts: item.earlierUsage.thoughts + item.usage.thoughts,
     },
-    attempts: item.earlierAttempts + item.attempts,
+    attempts: item.earlierAttempts + item.attempts + (item.packAttempts ?? 0),
     key: item.key,
     ...(tier !== undefined && tier !== 'standard' ? { tier } : {}),
+    ...(outcome.pack ? { pack: outcome.pack } : {}),
     time: new Date().toISOString(),
   };
+}
+
+/**
+ * The packer of a job with --rows-per-request above 1: packs at most that many rows, within --max-input-tokens and the
+ * model's output limit (less a thinking budget), each row's item estimated by packItemTokens.
+ */
+function packerFor(prepared: PreparedJob, estimator: TokenEstimator, endpoint: Endpoint, started: number): Packer {
+  const { config } = prepared;
+  const info = endpoint.provider.model(config.model);
+  const prior = new TokenEstimator();
+  const empty = prior.estimate(tokenFeatures(''));
+  const thinking = config.thinkingBudget ?? info.leastReasoningTokens ?? 0;
+  return new Packer({
+    rowsPerRequest: config.rowsPerRequest,
+    template: prepared.template,
+    build: prepared.buildPack,
+    estimator,
+    maxInputTokens: config.maxInputTokens,
+    outputPerRow: packItemTokens(
+      { labels: config.labels, schema: config.schema?.json, maxOutputTokens: config.maxOutputTokens },
+      (text) => Math.max(1, prior.estimate(tokenFeatures(text)) - empty),
+    ),
+    outputRoom: Math.max(1, info.outputTokenLimit - Math.max(0, thinking)),
+    runTag: started.toString(36),
+  });
 }
 
 function describeLimits(limits: ProjectLimits): string {

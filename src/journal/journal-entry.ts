@@ -15,6 +15,13 @@ export interface RowTokens {
   thoughts: number;
 }
 
+/** Which packed request answered a row ({@link JournalEntry.pack}). */
+export interface PackRef {
+  id: string;
+  item: string;
+  rows: number;
+}
+
 export interface JournalEntry {
   /** Row id: `InputRecord.index`. */
   row: number;
@@ -42,6 +49,11 @@ export interface JournalEntry {
    * differ), the Batch API's for rows answered there. Absent: `standard` (written only when another).
    */
   tier?: BillingTier;
+  /**
+   * The pack whose answer gave the row its result (--rows-per-request): the pack's id (unique in the job), the row's id
+   * in that request, and how many rows it carried. Absent for a row answered by a request of its own.
+   */
+  pack?: PackRef;
   /** When the row finished, ISO 8601 UTC. */
   time: string;
 }

@@ -5,8 +5,8 @@
  * {"row":12,"status":"ok","attempts":1,"tokens":{"input":120,"output":1,"thoughts":0},"fp":"…","label":"yes",
  *  "raw":"yes","finishReason":"STOP","error":null,"key":"key-1 …x7Qa","time":"2025-01-01T00:00:00.000Z"}
  * ```
- * (`fields` follows `label` when present; `tier` comes last before `time` when present, `,"tier":"flex"`; optional
- * fields added later go before `time`.)
+ * (`fields` follows `label` when present; `pack` follows `key` when present, `,"pack":{"id":"…","item":"bc","rows":20}`;
+ * `tier` comes last before `time` when present, `,"tier":"flex"`; optional fields added later go before `time`.)
  *
  * The fixed head (`row`, `status`, `attempts`, `tokens`) and tail (`time`) let {@link parseLineHead} and
  * {@link checkLineTail} index a line from its bytes without `JSON.parse`; {@link parseEntry} reads a whole line.
@@ -33,7 +33,7 @@ export const MAX_ROW = 2 ** 31 - 1;
 
 /** ISO 8601 UTC timestamp as `Date.prototype.toISOString` writes it (milliseconds optional). */
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
-const KNOWN_KEYS = new Set(['row', 'status', 'attempts', 'tokens', 'fp', 'label', 'fields', 'raw', 'finishReason', 'error', 'key', 'tier', 'time']);
+const KNOWN_KEYS = new Set(['row', 'status', 'attempts', 'tokens', 'fp', 'label', 'fields', 'raw', 'finishReason', 'error', 'key', 'pack', 'tier', 'time']);
 
 /** The billing tiers an entry can name, in code order: code 0 is `standard` (also an entry without `tier`), 1 `flex`… */
 export const ENTRY_TIERS: readonly BillingTier[] = ['standard', 'flex', 'priority', 'batch'];
@@ -62,6 +62,12 @@ export function entryProblem(e: unknown): string | null {
     if (typeof x.fields !== 'object' || x.fields === null || Array.isArray(x.fields)) return 'fields must be an object';
     for (const [k, v] of Object.entries(x.fields)) if (typeof v !== 'string') return `fields.${k} must be a string`;
   }
+  if (x.pack !== undefined) {
+    const p = x.pack as Record<string, unknown> | null;
+    if (typeof p !== 'object' || p === null || typeof p.id !== 'string' || typeof p.item !== 'string' || !isCount(p.rows)) {
+      return `pack must be {"id": string, "item": string, "rows": count}, got ${show(x.pack)}`;
+    }
+  }
   if (x.tier !== undefined && !(ENTRY_TIERS as readonly unknown[]).includes(x.tier)) return `tier must be one of ${ENTRY_TIERS.join(', ')}, got ${show(x.tier)}`;
   if (typeof x.time !== 'string' || !ISO_UTC.test(x.time)) return `time must be ISO 8601 UTC, got ${show(x.time)}`;
   return null;
@@ -81,6 +87,7 @@ export function serializeEntry(entry: JournalEntry): string {
   line +=
     `,"raw":${JSON.stringify(entry.raw)},"finishReason":${JSON.stringify(entry.finishReason)}` +
     `,"error":${JSON.stringify(entry.error)},"key":${JSON.stringify(entry.key)}`;
+  if (entry.pack !== undefined) line += `,"pack":{"id":${JSON.stringify(entry.pack.id)},"item":${JSON.stringify(entry.pack.item)},"rows":${entry.pack.rows}}`;
   for (const [k, v] of Object.entries(entry)) {
     if (!KNOWN_KEYS.has(k) && v !== undefined) line += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
   }

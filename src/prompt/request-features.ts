@@ -4,6 +4,7 @@
  * ("the size of the response schema counts towards the input token limit",
  * https://firebase.google.com/docs/ai-logic/generate-structured-output).
  */
+import type { ModelRequest } from '../providers/contract.js';
 import { tokenFeatures } from '../schedule/token-estimator.js';
 import type { FewShotExample } from './examples.js';
 import type { CompiledTemplate } from './template.js';
@@ -30,4 +31,14 @@ export function requestFeatures(s: FeatureSettings): (cells: readonly string[]) 
     for (let i = 1; i < x.length; i++) x[i]! += fixed[i] ?? 0;
     return x;
   };
+}
+
+/**
+ * Token features of a request as it is sent (a pack's, ../prompt/pack-request.ts): system instruction, examples, the
+ * wanted output's schema and the prompt, with one constant term.
+ */
+export function modelRequestFeatures(request: ModelRequest): Float64Array {
+  const out = request.output;
+  const schema = out.kind === 'labels' ? JSON.stringify({ type: 'STRING', enum: out.labels }) : out.kind === 'json' ? JSON.stringify(out.schema) : '';
+  return tokenFeatures([request.system ?? '', ...(request.examples ?? []).flatMap((e) => [e.prompt, e.answer]), schema, request.prompt].join('\n'));
 }

@@ -73,7 +73,14 @@ export function validateStructured(text: string, schema: StructuredSchema): { ok
     return { ok: false, error: `answer is not valid JSON: ${JSON.stringify(body.length > 80 ? `${body.slice(0, 79)}…` : body)}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, error: 'answer is not a JSON object' };
-  const object = value as Record<string, unknown>;
+  return validateObject(value as Record<string, unknown>, schema);
+}
+
+/**
+ * Checks a parsed answer object against the schema (one item of a packed answer, or a whole answer); on success every
+ * property becomes a string (missing → ''). Properties the schema does not name are ignored.
+ */
+export function validateObject(object: Record<string, unknown>, schema: StructuredSchema): { ok: true; fields: Record<string, string> } | { ok: false; error: string } {
   const fields: Record<string, string> = {};
   for (const name of schema.properties) {
     const spec = schema.types.get(name) as PropertySpec;

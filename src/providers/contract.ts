@@ -216,6 +216,11 @@ export interface ModelInfo {
   id: string;
   /** The most input tokens one request may hold: the default of --max-input-tokens. */
   inputTokenLimit: number;
+  /**
+   * The most output tokens one answer may hold (thinking included where the provider counts it there, as Gemini does):
+   * how many rows a pack's answer has room for (--rows-per-request; docs/rows-per-request.md).
+   */
+  outputTokenLimit: number;
   /** Whether thinking can be turned off (--thinking-budget 0). */
   canTurnOffReasoning: boolean;
   /** The smallest thinking budget the model accepts when it cannot turn thinking off, tokens. */

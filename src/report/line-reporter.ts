@@ -38,7 +38,7 @@ export class LineReporter implements Reporter {
     const notOk = notOkCounts(s);
     const binding = bindingField(s);
     this.#write([
-      `[${formatDuration(s.elapsedMs)}] ${formatCount(s.done)}/${formatCount(s.total)} rows (${pct}%)${notOk ? ` · ${notOk}` : ''} · ${s.rowsPerSecond.toFixed(1)} rows/s · ETA ${formatDuration(s.etaMs)}${binding ? ` · ${binding}` : ''} · 429s ${s.rateLimited} · retries ${s.retries}${s.batches ? ` · ${s.batches}` : ''}`,
+      `[${formatDuration(s.elapsedMs)}] ${formatCount(s.done)}/${formatCount(s.total)} rows (${pct}%)${notOk ? ` · ${notOk}` : ''} · ${s.rowsPerSecond.toFixed(1)} rows/s · ETA ${formatDuration(s.etaMs)}${binding ? ` · ${binding}` : ''}${s.rowsPerRequest !== undefined ? ` · requests ${formatCount(s.requests)}` : ''} · 429s ${s.rateLimited} · retries ${s.retries}${s.batches ? ` · ${s.batches}` : ''}`,
     ]);
   }
 

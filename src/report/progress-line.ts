@@ -3,11 +3,12 @@
  * so that no number is ever cut in the middle (a 120-column terminal used to show `$0.01` as `$0.0`).
  *
  * `████░░░░ 1,234/5,000 rows · 3 failed | 12.3 rows/s | ETA 4m05s | binds: RPM | 429s 2 | in 12,345 out 678 | $0.0123`
+ * (with --rows-per-request, `62 requests` after the rows/s: rows and requests no longer match)
  *
  * What binds is the quota (RPM, TPM, RPD), concurrency, a 429 pause (with the time left), retries waiting out their
  * backoff, the input, or the last answers (schedule/binding.ts).
  */
-import { formatCount, formatDuration, type ProgressSnapshot } from './progress-snapshot.js';
+import { countOf, formatCount, formatDuration, type ProgressSnapshot } from './progress-snapshot.js';
 
 /** Statuses of rows that finished without a valid answer, `failed` first. */
 const NOT_OK = ['failed', 'blocked', 'invalid_label', 'invalid_output', 'skipped'] as const;
@@ -48,6 +49,7 @@ export function progressLine(s: ProgressSnapshot, columns: number): string {
   // [text, drop order (higher goes first)]
   const fields: Array<[string, number]> = [
     [`${s.rowsPerSecond.toFixed(1)} rows/s`, 3],
+    [s.rowsPerRequest !== undefined ? countOf(s.requests, 'request') : '', 3.5],
     [`ETA ${formatDuration(s.etaMs)}`, 1],
     [bindingField(s), 2],
     [s.batches ?? '', 2],

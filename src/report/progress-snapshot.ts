@@ -45,6 +45,8 @@ export interface ProgressSnapshot {
   costUsd: number | undefined;
   /** With --batch: the job's batches by state (`batches 2 running · 1 pending · 3 done`). */
   batches?: string;
+  /** --rows-per-request when above 1: requests are then shown beside rows, as they no longer match. */
+  rowsPerRequest?: number;
 }
 
 /** Keeps recent (time, done) samples to report a steady rows/s and an ETA. */

@@ -28,6 +28,8 @@ export interface JobSummary {
   bound: Array<{ binding: string; share: number }>;
   /** With --batch: the job's batches (`4 batches (656 lines): 4 collected`). */
   batches?: string;
+  /** --rows-per-request when above 1: the requests line then says how many rows a request carried. */
+  rowsPerRequest?: number;
   /**
    * This run's answers by the service tier that served them (`x-gemini-service-tier`, Vertex's trafficType, else the
    * tier asked); present when --service-tier was given or an answer came from a tier other than standard.
@@ -52,6 +54,13 @@ export function formatBound(bound: JobSummary['bound']): string {
     .join(' · ');
 }
 
+/** ` (19.6 rows a request, packs of up to 20)` with --rows-per-request, from the rows finished this run; else empty. */
+function packed(s: JobSummary): string {
+  if (s.rowsPerRequest === undefined) return '';
+  const per = s.requests > 0 ? `${(s.finishedThisRun / s.requests).toFixed(1)} rows a request, ` : '';
+  return ` (${per}packs of up to ${formatCount(s.rowsPerRequest)})`;
+}
+
 /** The summary as text lines (for the TTY and line reporters). */
 export function formatSummary(s: JobSummary): string[] {
   const statuses = ROW_STATUSES.filter((st) => s.byStatus[st] > 0).map((st) => `${st} ${formatCount(s.byStatus[st])}`);
@@ -59,7 +68,7 @@ export function formatSummary(s: JobSummary): string[] {
   const lines = [
     `${s.ending}.`,
     `rows: ${formatCount(s.total)} — ${statuses.join(', ') || 'none'}`,
-    `requests: ${formatCount(s.requests)} · 429s: ${formatCount(s.rateLimited)} · retries: ${formatCount(s.retries)}` +
+    `requests: ${formatCount(s.requests)}${packed(s)} · 429s: ${formatCount(s.rateLimited)} · retries: ${formatCount(s.retries)}` +
       (s.served && formatServed(s.served) !== '' ? ` · served: ${formatServed(s.served)}` : ''),
     `tokens: input ${formatCount(s.tokens.input)} · output ${formatCount(s.tokens.output)} · thinking ${formatCount(s.tokens.thoughts)}` +
       (s.costUsd !== undefined ? ` · cost ≈ $${s.costUsd.toFixed(s.costUsd < 1 ? 4 : 2)} at list price` : ''),

@@ -12,6 +12,10 @@
  *   is ./failure-policy.ts; for its project, ./rate-limit-policy.ts (429s) or the pool (a refused key stops it); for
  *   the run, ./endpoint-health.ts (an outage or the same refusal for every request stops it).
  * - A row never waits inside a worker: waiting rows sit in a queue, so retries cannot bypass pacing.
+ * - A work item may carry a pack of rows (--rows-per-request): one request, one reservation, one RPD count. Its answer
+ *   gives each row a result or sends it again; the rows sent again, and the rows of a pack that fails for good or is
+ *   larger than every TPM limit, go back to the queue in packs of at most half the size ({@link DispatcherOptions.repack}),
+ *   down to one row, which is then judged as any row. The request's usage is split among its rows (./pack-usage.ts).
  * - Each time it stops sending, the dispatcher records what holds it back (./binding.ts).
  */
 import { setMaxListeners } from 'node:events';
@@ -30,7 +34,8 @@ import type { Notice, RateLimitOutcome, RateLimitPolicy } from './rate-limit-pol
 import { RequestTimeout } from './request-timeout.js';
 import { RetryQueue } from './retry-queue.js';
 import type { TokenEstimator } from './token-estimator.js';
-import type { RowOutcome, Verdict, WorkItem } from './work-item.js';
+import { shareUsage } from './pack-usage.js';
+import type { ItemVerdict, PackRowVerdict, RowOutcome, WorkItem } from './work-item.js';
 
 /** One API key's worker pool. */
 export interface KeyPool {
@@ -88,15 +93,20 @@ export interface DispatcherOptions {
   /** Rows to send, in input order. Pulled lazily: only a bounded number is held at once. */
   rows: AsyncIterator<WorkItem>;
   estimator: TokenEstimator;
-  /** Builds the request of a row. */
+  /** Builds the request of a row (a pack's is built with it: WorkItem.pack.request). */
   buildRequest(cells: readonly string[], variant: RequestVariant | undefined): ModelRequest;
+  /**
+   * Groups rows to send again into work items of at most `size` rows each, in order: packs of two or more, or a row
+   * alone (the row's own item). Absent: each row alone.
+   */
+  repack?(rows: WorkItem[], size: number): WorkItem[];
   /**
    * Tokens the server charges to its TPM for a request beyond the prompt (Provider.quotaTokens: OpenAI-style servers
    * count max_tokens up front): reserved with the prompt's estimate and kept after the answer. Absent: none.
    */
   extraQuotaTokens?: (request: ModelRequest) => number;
-  /** Makes sense of an HTTP 200 answer. */
-  judge(item: WorkItem, answer: ModelAnswer): Verdict;
+  /** Makes sense of an HTTP 200 answer; of a pack's, with a `pack` verdict. */
+  judge(item: WorkItem, answer: ModelAnswer): ItemVerdict;
   /**
    * Told of every HTTP 200 answer, before it is judged, with the request it answers (the job reads the tier that served
    * it and what it cost).
@@ -321,7 +331,7 @@ export class Dispatcher {
       }
       let sending: { request: ModelRequest; hold: BudgetHold | undefined } | undefined;
       if (choice.kind === 'go' && this.#o.budget) {
-        const request = this.#o.buildRequest(item.cells, item.variant);
+        const request = this.#request(item);
         const budget = this.#o.budget.tryReserve(item, request);
         if ('refused' in budget) {
           if (this.stats.inFlight > 0) {
@@ -336,6 +346,12 @@ export class Dispatcher {
         sending = { request, hold: budget.hold };
       }
       this.#take(item);
+      if (choice.kind === 'too-large' && item.pack) {
+        const why = `a pack of about ${choice.tokens} input tokens exceeds the TPM limit of every project (${choice.limit} tokens/min)`;
+        for (const row of item.pack.rows) row.lastError = why;
+        this.#requeue(item.pack.rows, item.pack.rows.length);
+        continue;
+      }
       if (choice.kind === 'too-large') {
         this.#finish(item, {
           status: 'skipped',
@@ -397,7 +413,7 @@ export class Dispatcher {
     | { kind: 'wait-slot' }
     | { kind: 'too-large'; tokens: number; limit: number }
     | { kind: 'blocked'; end: DispatchEnd } {
-    const extra = this.#o.extraQuotaTokens?.(this.#o.buildRequest(item.cells, item.variant)) ?? 0;
+    const extra = this.#o.extraQuotaTokens?.(this.#request(item)) ?? 0;
     const tokens = this.#o.estimator.estimate(item.features) + extra;
     const open = new Map<string, ProjectGate>();
     const parked: Array<{ until: number; reason: string }> = [];
@@ -494,9 +510,10 @@ export class Dispatcher {
   #dispatch(item: WorkItem, pool: PoolState, gate: ProjectGate, tokens: number, now: number, sending?: { request: ModelRequest; hold: BudgetHold | undefined }): void {
     const reservation = gate.limiter.acquire(tokens, now);
     const flight = this.#governor.start(pool.project, tokens, now);
-    if ((item.sent ?? 0) > 0) this.stats.retries++;
+    if ((item.sent ?? 0) > 0 || item.resent) this.stats.retries++;
     item.sent = (item.sent ?? 0) + 1;
     item.key = pool.alias;
+    if (item.pack) for (const row of item.pack.rows) row.key = pool.alias;
     pool.active++;
     this.stats.inFlight++;
     this.stats.requests++;
@@ -511,7 +528,7 @@ export class Dispatcher {
   }
 
   async #attempt(item: WorkItem, pool: PoolState, gate: ProjectGate, reservation: Reservation, sending?: { request: ModelRequest; hold: BudgetHold | undefined }): Promise<void> {
-    const request = sending?.request ?? this.#o.buildRequest(item.cells, item.variant);
+    const request = sending?.request ?? this.#request(item);
     let answer: ModelAnswer;
     try {
       answer = await pool.client.generate(request, {
@@ -546,13 +563,26 @@ export class Dispatcher {
     }
     gate.policy.onAnswered(now, reservation.at);
     this.#o.onAnswer?.(item, request, answer);
-    item.attempts++;
+    this.#countAttempt(item);
     item.usage.input += inputTokens;
     item.usage.output += answer.usage.outputTokens;
     item.usage.thoughts += answer.usage.reasoningTokens;
 
     const verdict = this.#o.judge(item, answer);
-    if (verdict.kind === 'final') {
+    if (item.pack) {
+      const rows = item.pack.rows;
+      shareUsage(answer.usage, item.pack.weights).forEach((share, i) => {
+        const usage = (rows[i] as WorkItem).usage;
+        usage.input += share.input;
+        usage.output += share.output;
+        usage.thoughts += share.thoughts;
+      });
+      this.#settlePack(rows, verdict.kind === 'pack' ? verdict.rows : []);
+      return;
+    }
+    if (verdict.kind === 'pack') {
+      this.#finish(item, { status: 'failed', label: null, raw: answer.text ?? null, finishReason: answer.finishDetail ?? null, error: 'a packed verdict for a row sent alone' });
+    } else if (verdict.kind === 'final') {
       this.#finish(item, verdict.outcome);
     } else if (item.retriedFor.has(verdict.retryKind) || item.attempts >= this.#o.maxAttempts) {
       this.#finish(item, verdict.fallback);
@@ -601,11 +631,17 @@ export class Dispatcher {
         this.#pendingEnd ??= failure instanceof BillingFailure ? { kind: 'billing', failure } : { kind: 'fatal', failure };
         return;
       case 'fail':
-        item.attempts++;
+        this.#countAttempt(item);
+        if (item.pack) {
+          // A pack failing for good is sent again in halves: only a row alone fails.
+          for (const row of item.pack.rows) row.lastError = action.error;
+          this.#requeue(item.pack.rows, item.pack.rows.length);
+          return;
+        }
         this.#finish(item, { status: 'failed', label: null, raw: null, finishReason: null, error: action.error });
         return;
       case 'retry':
-        if (action.countsAsAttempt) item.attempts++;
+        if (action.countsAsAttempt) this.#countAttempt(item);
         item.notBefore = action.delayMs > 0 ? now + action.delayMs : 0;
         this.#retries.push(item);
         return;
@@ -622,6 +658,42 @@ export class Dispatcher {
 
   #finish(item: WorkItem, outcome: RowOutcome): void {
     this.#o.onFinished(item, outcome);
+  }
+
+  /** The request of a work item: a pack's own, or the row's built for its variant. */
+  #request(item: WorkItem): ModelRequest {
+    return item.pack ? item.pack.request : this.#o.buildRequest(item.cells, item.variant);
+  }
+
+  /** One counted attempt of the item, and of each row of a pack (journaled with the row, ./work-item.ts). */
+  #countAttempt(item: WorkItem): void {
+    item.attempts++;
+    if (item.pack) for (const row of item.pack.rows) row.packAttempts = (row.packAttempts ?? 0) + 1;
+  }
+
+  /** Finishes the rows of a pack that got a result; the others go back to the queue in smaller packs. */
+  #settlePack(rows: readonly WorkItem[], verdicts: readonly PackRowVerdict[]): void {
+    const again: WorkItem[] = [];
+    rows.forEach((row, i) => {
+      const verdict = verdicts[i];
+      if (verdict?.kind === 'done') this.#finish(row, verdict.outcome);
+      else {
+        row.lastError = verdict?.reason ?? 'the pack got no verdict for this row';
+        again.push(row);
+      }
+    });
+    this.#requeue(again, rows.length);
+  }
+
+  /** Sends `rows` of a pack of `fromSize` rows again, in packs of at most half that size (down to one row). */
+  #requeue(rows: WorkItem[], fromSize: number): void {
+    if (rows.length === 0) return;
+    const size = Math.max(1, Math.floor(fromSize / 2));
+    for (const item of this.#o.repack ? this.#o.repack(rows, size) : rows) {
+      item.notBefore = 0;
+      item.resent = true;
+      this.#retries.push(item);
+    }
   }
 
   #end(end: DispatchEnd): void {

@@ -4,10 +4,15 @@
 import type { JournalEntry, RowTokens } from '../journal/journal-entry.js';
 import type { BillingTier } from '../providers/contract.js';
 import type { RequestVariant } from '../prompt/build-request.js';
+import type { ModelRequest } from '../providers/contract.js';
 
-/** A row to send. Created by the job for each row without a result; mutated only by the dispatcher. */
+/**
+ * What one request carries: a row, or a pack of rows (`pack`, --rows-per-request). Created by the job for each row
+ * without a result, and for each pack of them (../job/pack-rows.ts); mutated only by the dispatcher. A pack's own
+ * fields (`attempts`, `sent`, `notBefore`…) are the pack's; its rows keep theirs for the journal.
+ */
 export interface WorkItem {
-  /** Row id (InputRecord.index). */
+  /** Row id (InputRecord.index); of a pack, its first row's. */
   row: number;
   cells: string[];
   fingerprint: string;
@@ -41,13 +46,42 @@ export interface WorkItem {
   lastError: string | null;
   /** Alias of the key that sent the last request. */
   key: string | null;
+  /** The rows this request carries when it is a pack of two or more; absent for one row. */
+  pack?: PackContent;
+  /**
+   * Counted attempts of the packs that carried this row this run (answered, or failed in a way that counts): journaled
+   * in `attempts` with the row's own, but not bounded by --max-attempts (a pack's own attempts are).
+   */
+  packAttempts?: number;
+  /** Sent before in a pack and now sent again (alone or in a smaller pack): its next request counts as a retry. */
+  resent?: boolean;
 }
 
+/** The rows of a pack and its request (../prompt/pack-request.ts, ../job/pack-rows.ts). */
+export interface PackContent {
+  /** The pack's id in the journal: unique in the job (`<run tag>.<n>`). */
+  id: string;
+  /** Its rows in input order, two or more. */
+  rows: WorkItem[];
+  /** Each row's id in the request, by position. */
+  ids: string[];
+  /** Each row's weight in the split of the request's input tokens (its item's estimated tokens, ≥ 1), by position. */
+  weights: number[];
+  /** The request, built once. */
+  request: ModelRequest;
+}
+
+/** What a packed answer means for one of its rows: its result, or why it is sent again (../answers/judge-pack.ts). */
+export type PackRowVerdict = { kind: 'done'; outcome: RowOutcome } | { kind: 'again'; reason: string };
+
 /** The final outcome of a row: what the journal records of it beside its id, tokens and attempts. */
-export type RowOutcome = Pick<JournalEntry, 'status' | 'label' | 'fields' | 'raw' | 'finishReason' | 'error'>;
+export type RowOutcome = Pick<JournalEntry, 'status' | 'label' | 'fields' | 'raw' | 'finishReason' | 'error' | 'pack'>;
 
 /** What the job makes of an HTTP 200 answer. */
 export type Verdict =
   | { kind: 'final'; outcome: RowOutcome }
   /** Send again (once per `retryKind`), with `variant`; when attempts are exhausted, `fallback` is final. */
   | { kind: 'retry'; retryKind: string; variant: RequestVariant | undefined; fallback: RowOutcome };
+
+/** What the job makes of the answer to a work item: a row's {@link Verdict}, or a pack's, one verdict per row by position. */
+export type ItemVerdict = Verdict | { kind: 'pack'; rows: PackRowVerdict[] };

@@ -119,6 +119,19 @@ describe('Journal', () => {
     await again.close();
   });
 
+  it('writes which pack answered a row after the key, before the tier, and reads it back', async () => {
+    const j = await Journal.open(file);
+    const e = entry(0, { raw: '{"id":"bc","label":"yes"}', pack: { id: 'mx4l3q7m.17', item: 'bc', rows: 20 }, tier: 'flex' });
+    j.append(e);
+    expect(() => j.append(entry(1, { pack: { id: 'p', item: 'bc', rows: -1 } }))).toThrow(/pack must be/);
+    await j.close();
+    expect(fs.readFileSync(file, 'utf8')).toMatch(/"key":"key-1 …x7Qa","pack":\{"id":"mx4l3q7m\.17","item":"bc","rows":20\},"tier":"flex","time":/);
+    const again = await Journal.open(file);
+    expect(again.get(0)).toEqual(e);
+    expect(again.tierTotals().flex.rows).toBe(1);
+    await again.close();
+  });
+
   it('refuses a tier it does not know', async () => {
     const j = await Journal.open(file);
     expect(() => j.append(entry(0, { tier: 'FLEX' as never }))).toThrow(/tier must be one of standard, flex, priority, batch/);

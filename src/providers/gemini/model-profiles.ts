@@ -12,7 +12,8 @@
  * them, and without one the limiter probes upward (schedule/).
  *
  * Input limit: 1,048,576 tokens per request for every current Gemini model (docs/rate-limits.md "Input limits", fixture
- * 400-context-too-long.json).
+ * 400-context-too-long.json). Output limit: 65,535 tokens for 2.5 and later models, 8,192 for 2.0 and unknown ones
+ * (docs/rows-per-request.md "Output limits").
  */
 import { publishedLimits } from '../../plan/published-limits.js';
 import type { ModelInfo, StartLimits } from '../contract.js';
@@ -40,10 +41,20 @@ export interface ModelProfile {
   defaultLimitsSource: string;
   /** The most input tokens one request may hold (promptTokenCount), the default of --max-input-tokens. */
   inputTokenLimit: number;
+  /** The most output tokens one answer may hold, thinking included (docs/rows-per-request.md "Output limits"). */
+  outputTokenLimit: number;
 }
 
 /** docs/rate-limits.md "Input limits": every current Gemini model. */
 export const GEMINI_INPUT_TOKEN_LIMIT = 1_048_576;
+
+/**
+ * docs/rows-per-request.md "Output limits": 65,535 for Gemini 2.5 and 3 models (the Vertex AI model pages' "65,535
+ * (default)"; the Gemini API's pages say 65,536), 8,192 for 2.0 models, and for ids not known here.
+ */
+export function geminiOutputTokenLimit(model: string): number {
+  return /^gemini-(2\.5|3)/.test(model.replace(/^models\//, '')) || /^gemini-(flash|flash-lite|pro)-latest$/.test(model) ? 65_535 : 8_192;
+}
 
 const profiles = new Map<string, ModelProfile>();
 
@@ -64,8 +75,8 @@ function lookUp(model: string): ModelProfile {
   const profile = familyProfile(model);
   const tier1 = publishedLimits(profile.id, '1');
   return tier1.kind === 'published'
-    ? { ...profile, defaultLimits: { ...tier1.limits }, defaultLimitsSource: `published Tier 1 limits (${tier1.source})`, inputTokenLimit: GEMINI_INPUT_TOKEN_LIMIT }
-    : { ...profile, defaultLimitsSource: 'guessed limits: Google published none for this model (docs/rate-limits.md)', inputTokenLimit: GEMINI_INPUT_TOKEN_LIMIT };
+    ? { ...profile, defaultLimits: { ...tier1.limits }, defaultLimitsSource: `published Tier 1 limits (${tier1.source})`, inputTokenLimit: GEMINI_INPUT_TOKEN_LIMIT, outputTokenLimit: geminiOutputTokenLimit(profile.id) }
+    : { ...profile, defaultLimitsSource: 'guessed limits: Google published none for this model (docs/rate-limits.md)', inputTokenLimit: GEMINI_INPUT_TOKEN_LIMIT, outputTokenLimit: geminiOutputTokenLimit(profile.id) };
 }
 
 /** The neutral {@link ModelInfo} of a Gemini model id. */
@@ -74,6 +85,7 @@ export function geminiModelInfo(model: string): ModelInfo {
   return {
     id: p.id,
     inputTokenLimit: p.inputTokenLimit,
+    outputTokenLimit: p.outputTokenLimit,
     canTurnOffReasoning: p.canDisableThinking,
     minReasoningBudget: p.minThinkingBudget,
     leastReasoningTokens: p.thinking === undefined ? 0 : 'thinkingBudget' in p.thinking ? p.thinking.thinkingBudget : undefined,
@@ -89,7 +101,7 @@ function optionalQueue(id: string): Pick<ModelInfo, 'batchQueue'> {
   return queue ? { batchQueue: queue } : {};
 }
 
-function familyProfile(model: string): Omit<ModelProfile, 'defaultLimitsSource' | 'inputTokenLimit'> {
+function familyProfile(model: string): Omit<ModelProfile, 'defaultLimitsSource' | 'inputTokenLimit' | 'outputTokenLimit'> {
   const id = model.replace(/^models\//, '');
   const base = { id, minThinkingBudget: 0 };
   if (/^gemini-2\.5-flash-lite/.test(id)) {

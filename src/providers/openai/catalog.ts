@@ -6,7 +6,8 @@
  * - reasoning: `reasoning_effort: "none"` is tried and stepped up where refused (param-ladder.ts), so the least
  *   reasoning is assumed to be none;
  * - the context window: Gemini's 1,048,576 tokens for `gemini-*` ids, else 128,000 (OpenAI's GPT-4o class), only the
- *   default of --max-input-tokens: a longer prompt is the server's 400 for that row;
+ *   default of --max-input-tokens: a longer prompt is the server's 400 for that row; the output limit: 65,535 for
+ *   `gemini-*` ids (2.5 and later), else 16,384 (GPT-4o's; docs/rows-per-request.md), only how many rows a pack may hold;
  * - prices: none (give --price-input / --price-output);
  * - daily quotas: days in UTC (OpenAI publishes no zone; Gemini's compatibility endpoint resets at Pacific midnight —
  *   a per-day 429 there is rare and names no quotaId, so the difference only moves a daily stop's end).
@@ -21,6 +22,7 @@ function modelInfo(id: string): ModelInfo {
   return {
     id,
     inputTokenLimit: /^gemini-/i.test(id) ? 1_048_576 : 128_000,
+    outputTokenLimit: /^gemini-/i.test(id) ? 65_535 : 16_384,
     canTurnOffReasoning: true,
     minReasoningBudget: 0,
     leastReasoningTokens: 0,
