@@ -1,5 +1,5 @@
 /**
- * The `gemini-batch` program (commander): classify, plan, status, report, simulate. Commands and option names are the CLI
+ * The `gemini-batch` program (commander): classify, plan, status, report, cancel, simulate. Commands and option names are the CLI
  * contract of ../shared/DESIGN.md; exit codes are in ./errors.ts (`ExitCode`).
  */
 import { Command, CommanderError, Option } from 'commander';
@@ -112,11 +112,27 @@ function program(io: Io, exit: { code: number }, argv: string[], script: string 
     .option('--json', 'one JSON object instead of text')
     .option('--price-input <usd>', "USD per 1,000,000 input tokens (default: the provider's price table)")
     .option('--price-output <usd>', "USD per 1,000,000 output and thinking tokens (default: the provider's price table)")
-    .description('counts by status, tokens, retries and what remains; no API call')
+    .option('--refresh', "--batch jobs: one get per unfinished batch, to show its state now (the job's keys: --keys-file or the environment)")
+    .option('--keys-file <file>', 'with --refresh: the API keys, as for classify')
+    .option('--base-url <url>', 'with --refresh: the API endpoint, as for classify')
+    .description('counts by status, tokens, retries, batches and what remains; no API call unless --refresh')
     .exitOverride()
-    .action(async (target: string, options: { jobDir?: string; json?: boolean; priceInput?: string; priceOutput?: string }) => {
+    .action(async (target: string, options: import('./job/run-status.js').StatusOptions) => {
       const { runStatus } = await import('./job/run-status.js');
       exit.code = await runStatus(target, options, io);
+    });
+
+  cmd
+    .command('cancel')
+    .argument('<input-or-job-dir>', 'the input file or its job directory')
+    .option('--job-dir <dir>', 'job directory, when not the default beside the input')
+    .option('--keys-file <file>', 'the API keys, as for classify (default: the environment)')
+    .option('--base-url <url>', 'the API endpoint, as for classify')
+    .description("cancel the job's running Batch API batches (classify --batch); run classify again to send their rows anew")
+    .exitOverride()
+    .action(async (target: string, options: import('./job/run-cancel.js').CancelOptions) => {
+      const { runCancel } = await import('./job/run-cancel.js');
+      exit.code = await runCancel(target, options, io);
     });
 
   cmd

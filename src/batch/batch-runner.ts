@@ -25,6 +25,7 @@ import { rowsOf, toRanges, type BatchRecord, type CarriedRow } from './batch-rec
 import { backoffMs, nextPollInterval, type BatchTiming } from './batch-timing.js';
 import { writeChunk, fileSha256, type ChunkLine } from './chunk-writer.js';
 import { collectResults } from './collect-results.js';
+import { credentialByAlias } from './credential-alias.js';
 import { Peekable } from './peekable.js';
 
 export interface BatchRunnerOptions {
@@ -68,8 +69,8 @@ type Step = { end: DispatchEnd } | 'progress' | 'wait';
 
 /** Unfinished-batch states. */
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled', 'expired']);
-/** Polls of a SUCCEEDED batch without output before its rows are taken as unanswered (ellmer PR #926). */
-const NO_OUTPUT_POLLS = 5;
+/** How long a SUCCEEDED batch may show no output before its rows are taken as unanswered (ellmer PR #926), ms. */
+const NO_OUTPUT_WAIT_MS = 15 * 60_000;
 /** An upload expiring sooner than this is not used for a create: the file is uploaded again. */
 const UPLOAD_MARGIN_MS = 2 * 3600_000;
 
@@ -169,7 +170,7 @@ export class BatchRunner {
   async #create(c: ChunkState): Promise<Step> {
     const intent = c.intent as NonNullable<ChunkState['intent']>;
     const upload = c.upload as NonNullable<ChunkState['upload']>;
-    const credential = this.#credentialByAlias(intent.key);
+    const credential = credentialByAlias(this.#o.credentials, intent.key);
     if (!credential) return { end: { kind: 'unavailable', reasons: [`batch ${c.chunk.id} belongs to ${intent.key}, which this run has no key for`] } };
     const service = this.#service(credential);
     if (this.#uncertain.has(c.chunk.id)) {
@@ -308,7 +309,7 @@ export class BatchRunner {
   async #poll(c: ChunkState, interval: number | undefined): Promise<Step> {
     const intent = c.intent as NonNullable<ChunkState['intent']>;
     const created = c.created as NonNullable<ChunkState['created']>;
-    const credential = this.#credentialByAlias(intent.key);
+    const credential = credentialByAlias(this.#o.credentials, intent.key);
     if (!credential) return { end: { kind: 'unavailable', reasons: [`batch ${created.name} belongs to ${intent.key}, which this run has no key for`] } };
     const service = this.#service(credential);
     const schedule = () => {
@@ -344,9 +345,9 @@ export class BatchRunner {
 
   async #collect(c: ChunkState, info: BatchInfo, credential: Credential, schedule: () => void): Promise<Step> {
     if (info.state === 'succeeded' && !info.output) {
-      const seen = (this.#noOutput.get(c.chunk.id) ?? 0) + 1;
-      this.#noOutput.set(c.chunk.id, seen);
-      if (seen < NO_OUTPUT_POLLS) {
+      const since = this.#noOutput.get(c.chunk.id) ?? this.#now();
+      this.#noOutput.set(c.chunk.id, since);
+      if (this.#now() - since < NO_OUTPUT_WAIT_MS) {
         schedule();
         return 'progress';
       }
@@ -466,15 +467,6 @@ export class BatchRunner {
     const projects = [...new Map(this.#o.credentials.map((k) => [k.project, k])).values()];
     const seq = Number(c.chunk.id.replace(/\D/g, '')) || 1;
     return projects[(seq - 1) % projects.length] as Credential;
-  }
-
-  /** The credential of `alias`: the same alias, else the one alias with the same last characters (keys reordered). */
-  #credentialByAlias(alias: string): Credential | undefined {
-    const exact = this.#o.credentials.find((k) => k.alias === alias);
-    if (exact) return exact;
-    const tail = alias.split(' ').at(-1);
-    const same = this.#o.credentials.filter((k) => k.alias.split(' ').at(-1) === tail);
-    return same.length === 1 ? same[0] : undefined;
   }
 
   #service(credential: Credential): BatchService {

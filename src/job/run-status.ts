@@ -17,12 +17,30 @@ import { providerCatalog } from '../providers/create-provider.js';
 import { nonNegativeNumber } from '../config/option-values.js';
 import { JobTally } from './job-tally.js';
 import { QuotaStateFile } from './quota-state-file.js';
+import { BatchBook } from '../batch/batch-book.js';
+import { BatchLog } from '../batch/batch-log.js';
+import { batchStatusRows, formatBatchStatus } from '../batch/batch-status.js';
+import { refreshBatches } from './refresh-batches.js';
+import type { BatchAccessOptions } from './batch-access.js';
 
-/** @throws UsageError `STATUS_NO_JOB` when there is no job to report. */
+/** Options of `status`. */
+export interface StatusOptions extends BatchAccessOptions {
+  jobDir?: string;
+  json?: boolean;
+  priceInput?: string;
+  priceOutput?: string;
+  /** One `get` per unfinished batch of the job (--batch), to show its state now. */
+  refresh?: boolean;
+}
+
+/**
+ * @throws UsageError `STATUS_NO_JOB` when there is no job to report; with --refresh, the errors of
+ *   ./batch-access.ts (no key, a job of the built-in simulator).
+ */
 export async function runStatus(
   target: string,
-  options: { jobDir?: string; json?: boolean; priceInput?: string; priceOutput?: string },
-  io: Pick<Io, 'stdout'>,
+  options: StatusOptions,
+  io: Pick<Io, 'stdout'> & Partial<Pick<Io, 'env'>>,
 ): Promise<number> {
   const override = {
     ...optional('input', nonNegativeNumber('--price-input', options.priceInput)),
@@ -76,7 +94,11 @@ export async function runStatus(
     const inputChanged = current !== undefined && current.sha256 !== manifest.input.sha256;
     const parks = new QuotaStateFile(jobFiles(dir).quotaUsage).activeParks();
     const parkedUntil = parks.length > 0 ? Math.min(...parks.map((p) => p.until)) : undefined;
-    const withState = { ...report, inputChanged, parkedUntil: parkedUntil !== undefined ? new Date(parkedUntil).toISOString() : null };
+    // The job's batches (--batch), from its batch log; with --refresh, one get per unfinished batch.
+    const book = new BatchBook(BatchLog.read(jobFiles(dir).batches));
+    const fresh = options.refresh ? await refreshBatches(book, manifest, options, io.env ?? process.env) : new Map();
+    const batches = batchStatusRows(book, fresh);
+    const withState = { ...report, inputChanged, parkedUntil: parkedUntil !== undefined ? new Date(parkedUntil).toISOString() : null, batches };
     if (options.json) {
       io.stdout.write(`${JSON.stringify(withState)}\n`);
       return 0;
@@ -100,6 +122,7 @@ export async function runStatus(
             : ` · cost unknown: no list price for ${model} (give --price-input and --price-output, USD per 1M tokens)`) +
           (tally.byTier.standard < tally.done ? ` · rows billed at ${formatServed(tally.byTier)}` : ''),
         `requests: ${formatCount(requests)} in ${runs.length} run${runs.length === 1 ? '' : 's'} · 429s: ${formatCount(rateLimited)} · retries: ${formatCount(retries)}`,
+        ...formatBatchStatus(batches, options.refresh === true),
         '',
       ].join('\n'),
     );
