@@ -37,11 +37,25 @@ export const MAX_ERROR_GROUPS = 20;
 export const MAX_LABELS = 25;
 
 interface Parsed {
-  status?: unknown;
-  label?: unknown;
   error?: unknown;
-  tier?: unknown;
-  tokens?: { input?: unknown; output?: unknown; thoughts?: unknown };
+}
+
+const LABEL_KEY = Buffer.from('"label":');
+
+/**
+ * The label of a journal line, read in place: `"label"` is the first key of that name on a line (../../journal/journal-line.ts
+ * writes it before `fields`, and a `"label":` inside a string value would have its quotes escaped). '' for null.
+ */
+function labelOf(line: Buffer): string {
+  const at = line.indexOf(LABEL_KEY);
+  if (at < 0 || line[at + LABEL_KEY.length] !== 0x22) return '';
+  const start = at + LABEL_KEY.length + 1;
+  const end = line.indexOf(0x22, start);
+  if (end < 0) return '';
+  const backslash = line.indexOf(0x5c, start);
+  if (backslash < 0 || backslash > end) return line.toString('utf8', start, end);
+  const label = (JSON.parse(line.toString('utf8')) as { label?: unknown }).label;
+  return typeof label === 'string' ? label : '';
 }
 
 /**
@@ -54,24 +68,18 @@ export function jobTables(journal: Journal, total: number, price: ModelPrice | u
   const labels = new Map<string, number>();
   const tiers = new Map<BillingTier, { rows: number; input: number; output: number; thoughts: number }>();
   let done = 0;
+  // One pass; only the lines of rows that are not ok are parsed whole (an ok row's label is read in place).
   journal.forEachLatest((row, line) => {
     if (row >= total) return;
-    const entry = JSON.parse(line.toString('utf8')) as Parsed;
-    const status = (ROW_STATUSES as readonly unknown[]).includes(entry.status) ? (entry.status as RowStatus) : 'failed';
+    const status = journal.status(row) ?? 'failed';
     byStatus[status]++;
     done++;
-    const tier = (BILLING_TIERS as readonly unknown[]).includes(entry.tier) ? (entry.tier as BillingTier) : 'standard';
-    const t = tiers.get(tier) ?? { rows: 0, input: 0, output: 0, thoughts: 0 };
-    t.rows++;
-    t.input += num(entry.tokens?.input);
-    t.output += num(entry.tokens?.output);
-    t.thoughts += num(entry.tokens?.thoughts);
-    tiers.set(tier, t);
     if (status === 'ok') {
-      const label = typeof entry.label === 'string' ? entry.label : '';
+      const label = labelOf(line);
       labels.set(label, (labels.get(label) ?? 0) + 1);
       return;
     }
+    const entry = JSON.parse(line.toString('utf8')) as Parsed;
     const error = typeof entry.error === 'string' && entry.error !== '' ? entry.error : `(${status}, no error text)`;
     const key = `${status}\u0000${error.replace(/\d+(\.\d+)?/g, '#')}`;
     let g = groups.get(key);
@@ -82,6 +90,21 @@ export function jobTables(journal: Journal, total: number, price: ModelPrice | u
     g.count++;
     if (g.rows.length < EXAMPLE_ROWS) g.rows.push(row + 1);
   });
+  // Tokens by tier: the journal's sums, less the rows past `total` (an earlier, longer --limit).
+  const sums = journal.tierTotals();
+  for (const tier of BILLING_TIERS) tiers.set(tier, { rows: sums[tier].rows, input: sums[tier].input, output: sums[tier].output, thoughts: sums[tier].thoughts });
+  if (journal.size > done) {
+    for (const row of journal.rows()) {
+      if (row < total) continue;
+      const entry = journal.get(row);
+      if (!entry) continue;
+      const t = tiers.get(entry.tier ?? 'standard')!;
+      t.rows--;
+      t.input -= entry.tokens.input;
+      t.output -= entry.tokens.output;
+      t.thoughts -= entry.tokens.thoughts;
+    }
+  }
   byStatus.pending = Math.max(0, total - done);
   const sortedGroups = [...groups.values()].sort((a, b) => b.count - a.count || a.rows[0]! - b.rows[0]!);
   for (const g of sortedGroups) g.rows.sort((a, b) => a - b);
@@ -95,13 +118,9 @@ export function jobTables(journal: Journal, total: number, price: ModelPrice | u
     moreErrorGroups: Math.max(0, sortedGroups.length - MAX_ERROR_GROUPS),
     labels: kept,
     otherLabels: { distinct: rest.length, rows: rest.reduce((n, l) => n + l.count, 0) },
-    tiers: BILLING_TIERS.filter((tier) => tiers.has(tier)).map((tier) => {
+    tiers: BILLING_TIERS.filter((tier) => (tiers.get(tier)?.rows ?? 0) > 0).map((tier) => {
       const t = tiers.get(tier)!;
       return { tier, ...t, costUsd: price ? tierCost(price, tier, t.input, t.output + t.thoughts) : undefined };
     }),
   };
-}
-
-function num(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
