@@ -21,6 +21,9 @@ import { formatPlan } from '../plan/format-plan.js';
 import { ApiFailure } from '../providers/failures.js';
 import { answerSourceOf, connectProvider, resolveEndpoint, type Endpoint } from './endpoint.js';
 import { prepareJob } from './prepare-job.js';
+import { journalSpend } from './spend-budget.js';
+import { priceOf } from '../plan/price.js';
+import { providerCatalog } from '../providers/create-provider.js';
 
 export interface PlanOptions extends RawClassifyOptions {
   countTokens?: boolean;
@@ -77,6 +80,7 @@ export async function runPlan(input: string, raw: PlanOptions, io: Pick<Io, 'std
     projects = planned.projects;
   }
 
+  const price = priceOf(providerCatalog(config.provider).model(config.model).price, config.price);
   let endpoint: Endpoint | undefined;
   try {
     // --count-tokens needs a key and an endpoint (the simulator's under --simulate).
@@ -89,6 +93,7 @@ export async function runPlan(input: string, raw: PlanOptions, io: Pick<Io, 'std
       ...(endpoint && raw.countTokens ? { countTokens: countWith(endpoint, config.model) } : {}),
       ...(raw.outputTokens !== undefined ? { outputTokensPerRow: positiveInt('--output-tokens', raw.outputTokens) as number } : {}),
       maxInputTokensGiven: raw.maxInputTokens !== undefined,
+      ...(journal && price ? { spentUsd: journalSpend(journal, price) } : {}),
     });
     const mode = config.labels ? `enum output (${config.labels.length} labels)` : config.schema ? `structured output (${config.schema.properties.join(', ')})` : 'free text';
     const lines = formatPlan(estimate, { input: config.input, description: prepared.source.describe(), model: config.model, mode });

@@ -6,7 +6,8 @@
 import type { PreparedJob } from '../job/prepare-job.js';
 import { TokenEstimator, tokenFeatures } from '../schedule/token-estimator.js';
 import { providerCatalog } from '../providers/create-provider.js';
-import { priceOf, requestCost, type ModelPrice } from './price.js';
+import { priceOf, type BillingTier, type ModelPrice } from './price.js';
+import { rowsUnderBudget, tierCosts, type TierCost, type TierRows } from './tier-costs.js';
 import { startingLimitsFor } from './starting-limits.js';
 
 /** Where a limit plan uses comes from. */
@@ -65,7 +66,14 @@ export interface JobEstimate {
   daysUnderRpd: number | undefined;
   binding: Binding;
   price: ModelPrice | undefined;
+  /** The job's cost at list price at {@link JobEstimate.costTier}, USD (thinking included when bounded). */
   costUsd: number | undefined;
+  /** The tier the job asks for (--service-tier), whose cost is {@link JobEstimate.costUsd}. */
+  costTier: BillingTier;
+  /** The job's cost at every tier the price lists (standard, flex, batch, priority as a range); empty without a price. */
+  tierCosts: TierCost[];
+  /** --max-cost's effect: how many of the rows to send, in input order, fit under the cap less the job's spend so far. */
+  cap: { capUsd: number; spentUsd: number; rows: TierRows[] } | undefined;
   /** false on the free tier (--tier free): nothing is billed; undefined when the tier is not known. */
   billed: boolean | undefined;
   /** The provider has usage tiers that `--tier` names (the Gemini API only). */
@@ -99,6 +107,8 @@ export interface EstimateOptions {
   outputTokensPerRow?: number;
   /** Whether --max-input-tokens was given (else it is the model's input limit). */
   maxInputTokensGiven?: boolean;
+  /** What the job has spent already (its journal's, job/spend-budget.ts `journalSpend`), USD: --max-cost counts it. */
+  spentUsd?: number;
 }
 
 /** Prompts sent in the one countTokens call of `--count-tokens`. */
@@ -120,6 +130,9 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
   let insertedTokens = 0;
   let templateTokens: number | undefined;
   const sample = new EvenSample<string>(COUNT_TOKENS_SAMPLE);
+  // Each row's prompt part and fixed part, in input order, to cost rows one by one (tiers, --max-cost).
+  const rowPrompt = new GrowingArray();
+  const rowFixed = new GrowingArray();
   for await (const record of source.records()) {
     if (record.index >= limit) break;
     rows++;
@@ -138,6 +151,8 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
     insertedTokens += Math.max(0, promptPart - templateTokens);
     promptTokens += promptPart;
     fixedTokens += full - promptPart;
+    rowPrompt.push(promptPart);
+    rowFixed.push(full - promptPart);
     if (o.countTokens) sample.offer(prompt);
   }
   // --count-tokens: the ratio of the API's count to our estimate on prompts spread through the file scales the prompt
@@ -148,6 +163,8 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
     if (estimated > 0) scale = (await o.countTokens(sample.items)) / estimated;
   }
   const inputTokens = Math.round(promptTokens * (scale ?? 1) + fixedTokens);
+  const rowInputs = new Float64Array(rowPrompt.length);
+  for (let i = 0; i < rowInputs.length; i++) rowInputs[i] = rowPrompt.at(i) * (scale ?? 1) + rowFixed.at(i);
   const requests = rows - done - tooLong;
   const { perRow, basis } = outputPerRow(o.prepared, { insertedPerRow: requests > 0 ? insertedTokens / requests : 0, given: o.outputTokensPerRow });
   const catalog = providerCatalog(config.provider);
@@ -174,6 +191,8 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
   const outputTokens = perRow * requests;
   const thinkingTokens = thinking.perRow === undefined ? undefined : thinking.perRow * requests;
   const price = priceOf(info.price, config.price);
+  const rowOutput = perRow + (thinking.perRow ?? 0);
+  const costs = price ? tierCosts(price, rowInputs, rowOutput) : [];
   const minutesUnderRpm = requests / (o.projects * limits.rpm.value * usable);
   const minutesUnderTpm = inputTokens / (o.projects * limits.tpm.value * usable);
   const daysUnderRpd = limits.rpd ? requests / (o.projects * limits.rpd.value) : undefined;
@@ -202,7 +221,17 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
     daysUnderRpd,
     binding,
     price,
-    costUsd: price ? requestCost(price, inputTokens, outputTokens + (thinkingTokens ?? 0)) : undefined,
+    costUsd: price ? (costs.find((c) => c.tier === (config.serviceTier ?? 'standard'))?.usd ?? costs[0]?.usd) : undefined,
+    costTier: config.serviceTier ?? 'standard',
+    tierCosts: costs,
+    cap:
+      price && config.maxCostUsd !== undefined
+        ? {
+            capUsd: config.maxCostUsd,
+            spentUsd: o.spentUsd ?? 0,
+            rows: rowsUnderBudget(price, rowInputs, rowOutput, Math.max(0, config.maxCostUsd - (o.spentUsd ?? 0))),
+          }
+        : undefined,
     billed: known?.billed ?? start.billed,
     hasUsageTiers: catalog.usageTiers,
     canCountTokens: catalog.countsTokens,
@@ -250,6 +279,25 @@ function thinkingPerRow(p: PreparedJob, leastReasoningTokens: number | undefined
   return max !== undefined
     ? { perRow: max, basis: `thinking on: at most maxOutputTokens, ${max} per row` }
     : { perRow: undefined, basis: 'thinking on and unbounded: set --thinking-budget or --max-output-tokens' };
+}
+
+/** A list of numbers that grows by doubling (a row's estimate each, for millions of rows without a boxed array). */
+class GrowingArray {
+  #values = new Float64Array(1024);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.#values.length) {
+      const next = new Float64Array(this.#values.length * 2);
+      next.set(this.#values);
+      this.#values = next;
+    }
+    this.#values[this.length++] = value;
+  }
+
+  at(index: number): number {
+    return this.#values[index] as number;
+  }
 }
 
 /**

@@ -3,6 +3,7 @@
  */
 import { formatCount, formatDuration } from '../report/progress-snapshot.js';
 import type { JobEstimate, LimitUsed } from './estimate-job.js';
+import type { BillingTier } from './price.js';
 
 /** Lines of the plan, for a terminal or a log. */
 export function formatPlan(e: JobEstimate, head: { input: string; description: string; model: string; mode: string }): string[] {
@@ -35,6 +36,8 @@ export function formatPlan(e: JobEstimate, head: { input: string; description: s
     );
   }
   lines.push(costLine(e));
+  const cap = capLine(e);
+  if (cap) lines.push(cap);
   return lines;
 }
 
@@ -50,9 +53,54 @@ function bindingLine(e: JobEstimate): string {
 
 function costLine(e: JobEstimate): string {
   if (!e.price || e.costUsd === undefined) return 'cost: unknown for this model (give --price-input and --price-output, USD per 1M tokens)';
-  const amount = `$${e.costUsd.toFixed(e.costUsd < 1 ? 4 : 2)}`;
+  const amount = money(e.costUsd);
   const rates = `$${e.price.input} per 1M input, $${e.price.output} per 1M output and thinking tokens; ${e.price.source}`;
   const thinking = e.thinkingTokens === undefined ? ', thinking not included' : '';
   if (e.billed === false) return `cost: $0 — the free tier is not billed (the paid tiers would charge ≈ ${amount} at list price: ${rates}${thinking})`;
-  return `cost: ≈ ${amount} at list price (${rates})${thinking}`;
+  // The tier the job asks for first, then the others side by side (docs/service-tiers.md).
+  const others = e.tierCosts.filter((c) => c.tier !== e.costTier).map((c) => `${TIER_NAMES[c.tier]} ≈ ${range(c.usd, c.lowUsd)}`);
+  const asked = e.costTier === 'standard' ? 'standard, online' : `${TIER_NAMES[e.costTier]}, as --service-tier asks`;
+  return `cost: ≈ ${amount} at list price (${asked})${others.length > 0 ? ` · ${others.join(' · ')}` : ''} — ${rates}${factors(e)}${thinking}`;
+}
+
+/** `; flex ×0.5, Batch API ×0.5, priority ×1.75–2 of standard (docs/service-tiers.md)`, from the price's tier factors. */
+function factors(e: JobEstimate): string {
+  const tiers = e.price?.tiers;
+  if (!tiers) return '';
+  const parts = e.tierCosts
+    .filter((c) => c.tier !== 'standard')
+    .map((c) => {
+      const f = tiers[c.tier as Exclude<BillingTier, 'standard'>];
+      return f ? `${TIER_NAMES[c.tier]} ×${f.low !== undefined ? `${f.low}–${f.factor}` : f.factor}` : '';
+    })
+    .filter((p) => p !== '');
+  return parts.length > 0 ? `; ${parts.join(', ')} of standard (docs/service-tiers.md)` : '';
+}
+
+/** How plan names each billing tier. */
+const TIER_NAMES: Readonly<Record<BillingTier, string>> = { standard: 'standard', flex: 'flex', batch: 'Batch API', priority: 'priority' };
+
+/** `$0.0123`, or `$0.0430–$0.0492` for a range (low end first). */
+function range(usd: number, lowUsd: number | undefined): string {
+  return lowUsd === undefined ? money(usd) : `${money(lowUsd)}–${money(usd)}`;
+}
+
+function money(usd: number): string {
+  return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
+}
+
+/**
+ * --max-cost's effect: how many of the rows to send fit under the cap, less what the job has spent, at each tier —
+ * `about 266 of 656 rows at standard · 532 at flex · …`.
+ */
+function capLine(e: JobEstimate): string | undefined {
+  if (!e.cap) return undefined;
+  const { capUsd, spentUsd, rows } = e.cap;
+  const count = (n: number) => (n >= e.requests ? `all ${formatCount(e.requests)}` : formatCount(n));
+  const fits = rows.map((r, i) => `${r.lowRows !== undefined && r.lowRows !== r.rows ? `${formatCount(r.rows)}–${count(r.lowRows)}` : count(r.rows)}${i === 0 ? ' fit' : ''} at ${TIER_NAMES[r.tier]}`);
+  const spent = spentUsd > 0 ? `, less the ${money(spentUsd)} the job has spent` : '';
+  return (
+    `--max-cost ${money(capUsd)}${spent}: of the ${formatCount(e.requests)} rows to send, ${fits.join(' · ')} (estimates; rows in input order); ` +
+    'a run stops somewhat sooner: it counts each request in flight at its most (all the output room it allows)'
+  );
 }
