@@ -122,6 +122,7 @@ export class BatchService {
         'x-goog-upload-status': 'active',
         'x-goog-upload-chunk-granularity': String(8 * 1024 * 1024),
       },
+      delayMs: this.config.uploadStartReplyDelayMs,
     });
   }
 

@@ -89,6 +89,8 @@ export interface BatchScenario {
   dropInlineMetadata: number;
   /** The create's answer waits this long after the batch exists (a kill window between create and journaling). */
   createReplyDelayMs: number;
+  /** The upload start's answer waits this long after the session exists (a kill window before any byte is sent). */
+  uploadStartReplyDelayMs: number;
   /** The final upload chunk's answer waits this long after the file exists. */
   uploadReplyDelayMs: number;
   /** A download sends half its body, waits this long, then the rest (a kill window while downloading). */
@@ -112,6 +114,7 @@ export function defaultBatchScenario(): BatchScenario {
     outputDelayMs: 0,
     dropInlineMetadata: 0,
     createReplyDelayMs: 0,
+    uploadStartReplyDelayMs: 0,
     uploadReplyDelayMs: 0,
     downloadStallMs: 0,
     lineErrors: [],

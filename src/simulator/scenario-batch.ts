@@ -9,7 +9,7 @@ import { defaultBatchScenario, type BatchEnd, type BatchScenario, type JobRule, 
 
 const FIELDS = [
   'pendingMs', 'runningMs', 'expireMs', 'fileTtlMs', 'resultsForm', 'shuffle', 'concurrentBatches', 'enqueuedTokens',
-  'rejectCreates', 'outputDelayMs', 'dropInlineMetadata', 'createReplyDelayMs', 'uploadReplyDelayMs', 'downloadStallMs', 'lineErrors', 'blocked', 'jobs',
+  'rejectCreates', 'outputDelayMs', 'dropInlineMetadata', 'createReplyDelayMs', 'uploadStartReplyDelayMs', 'uploadReplyDelayMs', 'downloadStallMs', 'lineErrors', 'blocked', 'jobs',
 ];
 const ENDS: readonly BatchEnd[] = ['SUCCEEDED', 'FAILED', 'EXPIRED', 'PENDING'];
 
@@ -36,7 +36,7 @@ export function parseBatch(c: ScenarioChecker, raw: unknown): BatchScenario {
   const b = defaultBatchScenario();
   if (raw === undefined) return b;
   const o = c.object(raw, ['batch'], FIELDS);
-  const ms = (name: 'pendingMs' | 'runningMs' | 'expireMs' | 'fileTtlMs' | 'outputDelayMs' | 'createReplyDelayMs' | 'uploadReplyDelayMs' | 'downloadStallMs', min = 0): void => {
+  const ms = (name: 'pendingMs' | 'runningMs' | 'expireMs' | 'fileTtlMs' | 'outputDelayMs' | 'createReplyDelayMs' | 'uploadStartReplyDelayMs' | 'uploadReplyDelayMs' | 'downloadStallMs', min = 0): void => {
     if (o[name] !== undefined) b[name] = c.int(o[name], ['batch', name], min);
   };
   ms('pendingMs');
@@ -45,6 +45,7 @@ export function parseBatch(c: ScenarioChecker, raw: unknown): BatchScenario {
   ms('fileTtlMs', 1);
   ms('outputDelayMs');
   ms('createReplyDelayMs');
+  ms('uploadStartReplyDelayMs');
   ms('uploadReplyDelayMs');
   ms('downloadStallMs');
   if (o.resultsForm !== undefined) b.resultsForm = c.oneOf(o.resultsForm, ['batch', 'resultsForm'], ['auto', 'file', 'inline'] as const);

@@ -368,6 +368,19 @@ describe('what tests read back', () => {
     expect(sim.stats().batches.byState).toEqual({ BATCH_STATE_PENDING: 1 });
   });
 
+  it('upload reply delays: upload-started before the start is answered, file-created before the final chunk is answered', async () => {
+    const { ai, sim } = await start({ uploadStartReplyDelayMs: 150, uploadReplyDelayMs: 150 });
+    const seen: { type: string; at: number }[] = [];
+    const t0 = performance.now();
+    sim.onBatchEvent((e) => seen.push({ type: e.type, at: performance.now() - t0 }));
+    const file = await ai.files.upload({ file: tmp!.file('a.jsonl', jsonlLines(2)), config: { mimeType: 'jsonl' } });
+    const total = performance.now() - t0;
+    expect(seen.map((e) => e.type)).toEqual(['upload-started', 'file-created']);
+    expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(140); // the start's answer waited between them
+    expect(total - seen[1]!.at).toBeGreaterThanOrEqual(140); // and so did the final chunk's
+    expect(file.state).toBe('ACTIVE');
+  });
+
   it('downloadStallMs: half the responses file, a stall, then the rest; download-started comes first', async () => {
     const { ai, clock, sim } = await start({ downloadStallMs: 200 });
     const name = await fileBatch(ai, jsonlLines(20));
