@@ -35,12 +35,16 @@ afterAll(async () => {
 
 const logFile = () => path.join(dir, 'rows.gemini-batch', 'batches.jsonl');
 const created = () => BatchLog.read(logFile()).filter((r) => r.t === 'created').length;
+/** The batches whose state a poll has recorded (a `state` record): their status line shows batchStats from then on. */
+const polled = () => new Set(BatchLog.read(logFile()).flatMap((r) => (r.t === 'state' ? [r.id] : []))).size;
 
 describe('batches outside a classify run', () => {
   it('Ctrl-C leaves them running; status shows them; cancel cancels them; classify again finishes every row', async () => {
     const args = ['classify', 'rows.csv', '--prompt', 'About {{text}}?', '--labels', 'yes,no', '--keys-file', 'keys.txt', '--base-url', sim.url, '--batch', '--batch-size', '20', '--batch-poll', '0.05'];
     const run = spawnCli(args, { cwd: dir });
-    await run.waitUntil('two batches created and journaled', () => created() === 2);
+    // Both batches created and polled once: before its first poll a batch's status line has no batchStats ("20
+    // lines"), after it "0/20 lines done"; a SIGINT racing the first polls made that line either (1 run in 4).
+    await run.waitUntil('two batches created and polled', () => created() === 2 && polled() === 2);
     run.child.kill('SIGINT');
     const stopped = await run.done;
     expect(stopped.code).toBe(3);
@@ -53,7 +57,7 @@ describe('batches outside a classify run', () => {
     const status = await runMain(['status', 'rows.csv'], { cwd: dir });
     expect(status.code).toBe(0);
     expect(status.stdout).toContain('batches: 2 — 2 not finished (states as last seen; --refresh asks the API)');
-    expect(status.stdout).toMatch(/ {2}b0001 {2}batches\/\S+ {2}PENDING {2}20 lines · created \d{4}-\d\d-\d\dT/);
+    expect(status.stdout).toMatch(/ {2}b0001 {2}batches\/\S+ {2}PENDING {2}0\/20 lines done · created \d{4}-\d\d-\d\dT/);
     expect(sim.stats().requests.total).toBe(requestsBefore);
     const json = JSON.parse((await runMain(['status', 'rows.csv', '--json'], { cwd: dir })).stdout) as { batches: Array<{ id: string; state: string; lines: number }> };
     expect(json.batches.map((b) => [b.id, b.state, b.lines])).toEqual([
