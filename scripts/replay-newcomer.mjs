@@ -165,7 +165,7 @@ const tryIt = readmeBlock(readme, '## Try it');
 if (flag('--skip-npm-test')) console.log('SKIP  README: npm test (--skip-npm-test)');
 else {
   const r = await sh(readmeBlock(readme, 'Run the tests:'));
-  check('README: npm test', r.code === 0 && / 0 failed/.test(r.stdout), `exit ${r.code} in ${r.seconds.toFixed(0)} s; ${lineOf(r.stdout, /passed, \d+ failed/)}`);
+  check('README: npm test', r.code === 0 && /^\d+ passed, 0 failed\s*$/m.test(r.stdout), `exit ${r.code} in ${r.seconds.toFixed(0)} s; ${lineOf(r.stdout, /passed, \d+ failed/)}`);
 }
 // 4. "Every option: npx gemini-batch classify --help"
 {
