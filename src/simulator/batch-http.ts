@@ -150,6 +150,7 @@ export function routeBatchApi(engine: SimEngine, req: Req, res: Res, path: strin
   const record: Omit<RequestRecord, 'status' | 'kind'> = {};
   const reply = (r: ApiReply): void => {
     engine.stats.finish({ ...record, status: r.status, kind: r.status === 200 ? 'other' : r.status === 429 ? 'rate-limited' : 'error' });
+    engine.batches.answered(action.endpoint, r.status);
     later(r.delayMs ?? 0, () => writeReply(res, r, later));
   };
 

@@ -86,6 +86,11 @@ export class BatchService {
     return () => this.events.off('event', listener);
   }
 
+  /** Announces a Files or Batch API request's answer before it is written (batch-http.ts): the `answered` event. */
+  answered(endpoint: string, status: number): void {
+    this.emit({ type: 'answered', endpoint, status });
+  }
+
   private emit(e: BatchEvent): void {
     this.events.emit('event', e);
   }

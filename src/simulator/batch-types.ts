@@ -172,4 +172,10 @@ export type BatchEvent =
   | { type: 'create-rejected'; project: string; reason: 'scripted' | 'concurrent-batches' | 'enqueued-tokens' }
   | { type: 'batch-cancelled'; name: string }
   | { type: 'batch-deleted'; name: string }
-  | { type: 'download-started'; name: string };
+  | { type: 'download-started'; name: string }
+  /**
+   * Any Files or Batch API request, once its answer is decided and before a byte of it is written (before any reply
+   * delay): `endpoint` as in `requests.byEndpoint` (`files.upload`, `batches.get`…), `status` the HTTP status. The n-th
+   * of them is a moment a client is waiting on an answer it will never get if killed there.
+   */
+  | { type: 'answered'; endpoint: string; status: number };

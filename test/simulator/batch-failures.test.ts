@@ -372,13 +372,36 @@ describe('what tests read back', () => {
     const { ai, sim } = await start({ uploadStartReplyDelayMs: 150, uploadReplyDelayMs: 150 });
     const seen: { type: string; at: number }[] = [];
     const t0 = performance.now();
-    sim.onBatchEvent((e) => seen.push({ type: e.type, at: performance.now() - t0 }));
+    sim.onBatchEvent((e) => e.type !== 'answered' && seen.push({ type: e.type, at: performance.now() - t0 }));
     const file = await ai.files.upload({ file: tmp!.file('a.jsonl', jsonlLines(2)), config: { mimeType: 'jsonl' } });
     const total = performance.now() - t0;
     expect(seen.map((e) => e.type)).toEqual(['upload-started', 'file-created']);
     expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(140); // the start's answer waited between them
     expect(total - seen[1]!.at).toBeGreaterThanOrEqual(140); // and so did the final chunk's
     expect(file.state).toBe('ACTIVE');
+  });
+
+  it('answered: every Files and Batch API request, in order, with its status, before its answer is written (reply delays included)', async () => {
+    const { ai, sim } = await start({ createReplyDelayMs: 150 });
+    const seen: { e: BatchEvent; at: number }[] = [];
+    const t0 = performance.now();
+    sim.onBatchEvent((e) => seen.push({ e, at: performance.now() - t0 }));
+    const name = await fileBatch(ai, jsonlLines(2));
+    const answeredCreate = performance.now() - t0;
+    await ai.batches.get({ name });
+    expect(await apiError(ai.batches.get({ name: 'batches/nosuchbatch' }))).toMatchObject({ status: 404 });
+    const answered = seen.filter((s) => s.e.type === 'answered');
+    expect(answered.map((s) => s.e)).toEqual([
+      { type: 'answered', endpoint: 'files.upload', status: 200 },
+      { type: 'answered', endpoint: 'files.upload', status: 200 },
+      { type: 'answered', endpoint: 'batches.create', status: 200 },
+      { type: 'answered', endpoint: 'batches.get', status: 200 },
+      { type: 'answered', endpoint: 'batches.get', status: 404 },
+    ]);
+    // After the batch exists, before the held answer reaches the client.
+    const created = seen.findIndex((s) => s.e.type === 'batch-created');
+    expect(seen[created + 1]!.e).toMatchObject({ type: 'answered', endpoint: 'batches.create' });
+    expect(answeredCreate - seen[created + 1]!.at).toBeGreaterThanOrEqual(140);
   });
 
   it('downloadStallMs: half the responses file, a stall, then the rest; download-started comes first', async () => {
@@ -389,7 +412,10 @@ describe('what tests read back', () => {
     const events: BatchEvent[] = [];
     sim.onBatchEvent((e) => events.push(e));
     const res = await fetch(`${sim.url}/v1beta/${file}:download?alt=media`, { headers: { 'x-goog-api-key': 'key-a' } });
-    expect(events).toEqual([{ type: 'download-started', name: file }]);
+    expect(events).toEqual([
+      { type: 'download-started', name: file },
+      { type: 'answered', endpoint: 'files.download', status: 200 },
+    ]);
     const reader = res.body!.getReader();
     const t0 = performance.now();
     let text = '';
