@@ -1,6 +1,6 @@
 /**
  * The `gemini-batch` program (commander): classify, plan, status, report, cancel, simulate. Commands and option names are the CLI
- * contract of ../shared/DESIGN.md; exit codes are in ./errors.ts (`ExitCode`).
+ * contract of docs/design.md; exit codes are in ./errors.ts (`ExitCode`).
  */
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, GeminiBatchError } from './errors.js';

@@ -1,10 +1,10 @@
 /**
  * The errors gemini-batch raises on purpose. Each has a stable `code`; callers branch on the class
  * (or the code), never on the message text. Style after node-csv's `CsvError` and openai-node's
- * error hierarchy (see ../shared/reference/peers.md §8).
+ * error hierarchy (docs/design.md "Style to follow").
  */
 
-/** Exit codes of the CLI contract (../shared/DESIGN.md "Exit codes"), plus 4 for a bug. */
+/** Exit codes of the CLI contract (docs/design.md "Exit codes"), plus 4 for a bug. */
 export const ExitCode = {
   /** Every row ended `ok`. */
   Ok: 0,

@@ -1,5 +1,5 @@
 /**
- * The `status` column of the output (../shared/DESIGN.md "Output"). Every output row has exactly one.
+ * The `status` column of the output (docs/design.md "Output"). Every output row has exactly one.
  * - `ok`: a valid answer (a label in the set, parsed structured output, or free text).
  * - `failed`: attempts ran out on errors (5xx, network, timeouts, 4xx) or finishReason OTHER; `error` says why.
  * - `blocked`: the prompt (promptFeedback.blockReason) or the answer (SAFETY, RECITATION…) was blocked.

@@ -1,9 +1,9 @@
 /**
  * API keys and the quota projects they belong to.
  *
- * Sources, in order (../shared/DESIGN.md "Keys"): `--keys-file` (one key a line: `KEY` or `PROJECT KEY`; `#` comments),
+ * Sources, in order (docs/design.md "Keys"): `--keys-file` (one key a line: `KEY` or `PROJECT KEY`; `#` comments),
  * else `GEMINI_API_KEYS` (comma-separated), else `GOOGLE_API_KEY`, else `GEMINI_API_KEY` (the SDK's names; GOOGLE_API_KEY
- * wins, ../shared/reference/gemini-api-facts.md §5.4). For `--provider openai`: `--keys-file`, else `OPENAI_API_KEY` (the
+ * wins, docs/reference/gemini-api-facts.md §5.4). For `--provider openai`: `--keys-file`, else `OPENAI_API_KEY` (the
  * `openai` client's name). Keys of one PROJECT share its quota; a key without a project is a project of its own.
  *
  * A key's value is never printed, logged or written: everything user-facing shows {@link ApiKey.alias}.

@@ -1,6 +1,6 @@
 /**
  * Every `classify` option, parsed and validated once, before anything else happens (exit 2 on any problem, before any
- * API call). The names follow the CLI contract of ../shared/DESIGN.md.
+ * API call). The names follow the CLI contract of docs/design.md.
  */
 import { checkBaseUrl } from './base-url.js';
 import { defaultReportPath } from '../report/html/report-path.js';

@@ -2,7 +2,7 @@
  * `--provider`, `--project`, `--location`: who answers and, for Vertex AI, where (../providers/create-provider.ts).
  * Vertex takes the Google Cloud project from --project, else GOOGLE_CLOUD_PROJECT, and the location from --location,
  * else GOOGLE_CLOUD_LOCATION, else `global` — the names and the default of @google/genai's Vertex mode (docs/providers.md
- * "Vertex AI"; gemini-api-facts.md §5.7).
+ * "Vertex AI"; docs/reference/gemini-api-facts.md §5.7).
  */
 import { UsageError } from '../errors.js';
 import type { ProviderName } from '../providers/contract.js';

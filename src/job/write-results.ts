@@ -1,6 +1,6 @@
 /**
  * Writes the output: every input record in input order, its cells, then the result columns, `status` and `error`
- * (../shared/DESIGN.md "Output"). The input is streamed a second time and joined with the journal by row id, so nothing
+ * (docs/design.md "Output"). The input is streamed a second time and joined with the journal by row id, so nothing
  * is held whole; rows without a result are `pending`. Each answer is checked against its row: the fingerprint of the
  * row's prompt inputs must be the one the entry was computed from (./answer-fingerprint.ts), else the row is written
  * `pending` (the input changed under it) — no row ever carries another row's answer.
@@ -25,7 +25,7 @@ export interface ResultLayout {
  * --schema properties, `status`, `error`. A name the input already uses gets a `_2` suffix, as repeated header names
  * do; `status` and `error` are the tool's own, so a schema property of that name is the one renamed.
  * @param properties the --schema properties, or undefined for the single answer column.
- * @param answerColumn the name of the single answer column (../shared/DESIGN.md "Output"). Default `label`.
+ * @param answerColumn the name of the single answer column (docs/design.md "Output"). Default `label`.
  */
 export function resultLayout(
   inputColumns: readonly string[],
@@ -61,7 +61,7 @@ export interface WriteResultsOptions {
   spec: Omit<OutputSpec, 'columns'>;
 }
 
-/** How the output file should be written so that it opens the way the input did (../shared/DESIGN.md "Output"). */
+/** How the output file should be written so that it opens the way the input did (docs/design.md "Output"). */
 export function outputDialect(input: InputSource): Pick<OutputSpec, 'delimiter' | 'bom' | 'lineBreak' | 'sepLine'> {
   const d = input.dialect;
   return {

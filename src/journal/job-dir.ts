@@ -33,7 +33,7 @@ export interface JobFiles {
 }
 
 /**
- * `<input dir>/<input name>.gemini-batch` (../shared/DESIGN.md), the input's name without its extension as in the
+ * `<input dir>/<input name>.gemini-batch` (docs/design.md), the input's name without its extension as in the
  * default output `<input name>.classified.csv`: `data/topics.csv` → `data/topics.gemini-batch`. Should `topics.csv`
  * and `topics.xlsx` in one folder both be classified, the second finds the first's manifest, stops with exit 2 naming
  * the difference, and takes `--job-dir`.

@@ -1,7 +1,7 @@
 /**
  * The label set (`--labels a,b,c` or `--labels-file`) and the normalization that maps a model's answer onto it.
  * Enum output (`text/x.enum`) should already return a bare label, but structured output is known to drift
- * (../shared/reference/gemini-api-facts.md §4.3), so every answer is validated.
+ * (docs/reference/gemini-api-facts.md §4.3), so every answer is validated.
  */
 import { UsageError } from '../errors.js';
 

@@ -1,5 +1,5 @@
 /**
- * Prompt templates: `{{Column Name}}` inserts that column of the row (../shared/DESIGN.md, `--prompt`).
+ * Prompt templates: `{{Column Name}}` inserts that column of the row (docs/design.md, `--prompt`).
  * A placeholder must name a column exactly (spaces just inside the braces aside); otherwise the job stops before any
  * API call (exit 2) naming every unknown placeholder with its nearest column, and the real columns.
  */

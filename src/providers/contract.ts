@@ -388,7 +388,7 @@ export interface Provider extends ProviderCatalog {
   caller(credential: Credential): ModelCaller;
   /**
    * Tokens the server charges to its TPM for `request` beyond the prompt, counted up front whatever the answer uses
-   * (OpenAI-style servers count max_tokens, batch-openai-vertex-facts.md §b.2); the scheduler reserves them with the
+   * (OpenAI-style servers count max_tokens, docs/reference/batch-openai-vertex-facts.md §b.2); the scheduler reserves them with the
    * prompt's. Absent: the server counts input tokens only (Gemini).
    */
   quotaTokens?(request: ModelRequest): number;

@@ -3,14 +3,14 @@
  * {@link RateLimitDetails}: each QuotaFailure violation's quotaId becomes a dimension (requests or input tokens) and a
  * period (minute or day), its quotaValue the limit; RetryInfo.retryDelay or the message's "Please retry in N s" the
  * wait; violations without quotaValue, or bullets that all say `limit: 0`, mean the model has no quota here.
- * Sources: docs/providers.md "Gemini API" (gemini-api-facts.md §1.4 quotaId table, §2.2 message formats, §2.3 the
+ * Sources: docs/providers.md "Gemini API" (docs/reference/gemini-api-facts.md §1.4 quotaId table, §2.2 message formats, §2.3 the
  * fixtures in test/fixtures/gemini/429-*.json).
  *
  * On Vertex AI (Dynamic Shared Quota, docs/providers.md "Vertex AI") a 429 without QuotaFailure details is shared
  * capacity running short, not a limit of the project: `scope: 'shared-capacity'`.
  *
  * Shared by two adapters (no SDK here): the Gemini adapter, and the OpenAI adapter for Gemini's compatibility endpoint,
- * whose errors are these same Google envelopes wrapped in a JSON array (gemini-api-facts.md §7).
+ * whose errors are these same Google envelopes wrapped in a JSON array (docs/reference/gemini-api-facts.md §7).
  */
 import type { RateLimitDetails, RateLimitHit } from './failures.js';
 import type { RpcStatus } from './google-rpc-status.js';

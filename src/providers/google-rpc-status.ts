@@ -3,7 +3,7 @@
  *
  * Reading Google's error envelope (google.rpc.Status as JSON) from whatever text carried it.
  *
- * Quirks handled, each seen in real traffic (../shared/reference/gemini-api-facts.md §2.1, §5.2, §7):
+ * Quirks handled, each seen in real traffic (docs/reference/gemini-api-facts.md §2.1, §5.2, §7):
  * - the body may be a JSON array `[{"error": {...}}]` (OpenAI-compatible endpoint, some streaming paths);
  * - `@type` keys may carry a leading space (`" @type"`, gemini-cli googleErrors.test.ts);
  * - `@google/genai` puts the body, JSON-stringified, in `ApiError.message`; when the server answered with a non-JSON

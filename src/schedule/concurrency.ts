@@ -18,7 +18,7 @@ import type { ProjectLimiter } from './project-limiter.js';
 
 /**
  * Requests one key may have in flight at most. No per-key concurrency limit is documented; 5,000 covers the highest
- * published per-project rate (Tier 3 Flash, 10,000 RPM: ../shared/reference/gemini-api-facts.md §1.5) at 30 s per answer.
+ * published per-project rate (Tier 3 Flash, 10,000 RPM: docs/reference/gemini-api-facts.md §1.5) at 30 s per answer.
  */
 export const MAX_IN_FLIGHT_PER_KEY = 5_000;
 /**

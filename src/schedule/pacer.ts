@@ -1,8 +1,9 @@
 /**
  * Spreads events through time at a steady rate with a small burst (GCRA, the virtual-scheduling form of a token bucket
  * that starts nearly empty). Requests are paced through the window instead of sending a minute's budget at once,
- * because a server may enforce its per-minute limit with a smaller burst (a token bucket) — ../shared/DESIGN.md
- * "Pacing", and peer-baseline.md (the cookbook's full bucket sends 2× the limit in its first minute).
+ * because a server may enforce its per-minute limit with a smaller burst (a token bucket) — docs/design.md
+ * "Pacing". A bucket that starts full would send up to 2× the limit in its first minute (the full bucket plus a
+ * minute of refill), which a rolling-window server answers with 429s.
  */
 export class Pacer {
   #msPerUnit: number;

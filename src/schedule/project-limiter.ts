@@ -12,7 +12,7 @@
  * and the state a 429 leaves: paused (per-minute quota: retryDelay), parked (daily quota: until the provider's day boundary),
  * disabled (`limit: 0`: the model has no quota on this project). How each quotaId is treated is in ./rate-limit-policy.ts.
  *
- * When a request counts. The server counts a request when it arrives (../shared/DESIGN.md, facts §7: a rolling window
+ * When a request counts. The server counts a request when it arrives (docs/design.md, facts §7: a rolling window
  * of arrivals is what a 429's retryDelay describes — "the expiry of the oldest request that must leave the window" —
  * and what the issue's independent mock and our simulator implement), so a request must hold its place in our window
  * from the moment it is sent until 60 s after the latest moment it can have arrived:

@@ -1,7 +1,7 @@
 /**
  * The per-project limits the scheduler enforces, and where each value came from. Published numbers change often and
  * differ per account, so a limit is configuration, and the server's own quotaValue (from a 429) is the best evidence of
- * the real one (../shared/DESIGN.md "The facts that shape everything" §6).
+ * the real one (docs/design.md "The facts that shape everything" §6).
  */
 
 /** Where a limit's value came from. */

@@ -1,7 +1,7 @@
 /**
  * What a 429 does to a project. It reads only the neutral {@link RateLimitDetails} (../providers/failures.ts) that the
- * adapter made of the provider's evidence — for Gemini its quotaIds (docs/providers.md; gemini-api-facts.md §0.5, §1.4,
- * §2; peers.md §9.3):
+ * adapter made of the provider's evidence — for Gemini its quotaIds (docs/providers.md; docs/reference/gemini-api-facts.md §0.5, §1.4,
+ * §2):
  *
  * | the 429 says                                  | the project                              | the row                  |
  * |-----------------------------------------------|------------------------------------------|--------------------------|
@@ -234,7 +234,7 @@ export class RateLimitPolicy {
 
   /**
    * Learns from the limits an answer's headers announced (x-ratelimit-limit-requests/-tokens, OpenAI-style servers,
-   * batch-openai-vertex-facts.md §b.2) as from a 429's quotaValue: a server figure below ours, or in place of a default,
+   * docs/reference/batch-openai-vertex-facts.md §b.2) as from a 429's quotaValue: a server figure below ours, or in place of a default,
    * becomes the limit (said once). Tokens are as the server counts them (prompt plus max_tokens, which the limiter
    * reserves too). The remaining and reset figures are not used: the rolling window already holds the same count.
    */

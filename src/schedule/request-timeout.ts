@@ -3,7 +3,7 @@
  * follows the answers: at least {@link DEFAULT_TIMEOUT_MS}, three times the longest of the last 128 answers, and twice
  * the last timeout after a request timed out (as TCP backs its retransmission timer off), at most
  * {@link MAX_TIMEOUT_MS}. A fixed 60 s cut every answer of a Flex-tier or Pro-thinking job that takes longer (1–15
- * minutes, ../shared/DESIGN.md facts §7) and sent it again for nothing; a long timeout costs nothing but the time to
+ * minutes, docs/design.md facts §7) and sent it again for nothing; a long timeout costs nothing but the time to
  * notice a dead connection.
  */
 

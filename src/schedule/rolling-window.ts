@@ -4,7 +4,7 @@
  *
  * This is the rolling-window half of a per-project limit (RPM: weight 1 per request; TPM: weight = input tokens).
  * Google does not document whether its per-minute window is rolling or clock-aligned
- * (../shared/reference/gemini-api-facts.md §1.3); a rolling window ≤ L also keeps every clock minute ≤ L.
+ * (docs/reference/gemini-api-facts.md §1.3); a rolling window ≤ L also keeps every clock minute ≤ L.
  *
  * An event's weight may be corrected after it was added ({@link RollingWindow.reweigh}): a request enters the TPM window
  * with its estimated input tokens and is corrected to usageMetadata.promptTokenCount when its answer comes.

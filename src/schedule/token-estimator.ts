@@ -1,7 +1,7 @@
 /**
  * Estimates a request's input tokens locally (no network call per row) and calibrates itself from the
  * usageMetadata.promptTokenCount of the answers as they arrive. TPM counts input tokens only
- * (../shared/reference/gemini-api-facts.md §1.2), so this estimate is what the TPM limiter reserves before sending.
+ * (docs/reference/gemini-api-facts.md §1.2), so this estimate is what the TPM limiter reserves before sending.
  *
  * Model: tokens ≈ θ · x, where x counts features of the text that subword tokenizers treat differently: Latin-script
  * words (a common word is one token), the letters of long words beyond the seventh (compounds such as German

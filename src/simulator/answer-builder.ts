@@ -1,5 +1,5 @@
 /**
- * Successful (HTTP 200) generateContent bodies in the real shape (gemini-api-facts.md §4.5, fixture
+ * Successful (HTTP 200) generateContent bodies in the real shape (docs/reference/gemini-api-facts.md §4.5, fixture
  * 200-enum-answer-system-instruction.json): candidates[{content{parts[{text}],role:"model"},finishReason,index}],
  * usageMetadata{promptTokenCount, candidatesTokenCount (omitted when 0), totalTokenCount, promptTokensDetails,
  * thoughtsTokenCount (when thinking)}, modelVersion, responseId. Also the variants: thoughts reaching

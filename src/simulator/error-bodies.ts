@@ -1,7 +1,7 @@
 /**
  * Non-quota error bodies, as google.rpc.Status JSON `{"error":{code,message,status,details?}}`.
  * Wording is verbatim from the fixtures in test/fixtures/gemini/ (sources in its README and
- * gemini-api-facts.md §3); only the model name and the token limit are filled in.
+ * docs/reference/gemini-api-facts.md §3); only the model name and the token limit are filled in.
  */
 import { NAMED_OPENAI_BODIES } from './openai-bodies.js';
 

@@ -1,7 +1,7 @@
 /**
  * The Gemini Developer API dialect (`POST /v1beta/models/{model}:generateContent`, key in `x-goog-api-key`):
  * google.rpc.Status error bodies verbatim from test/fixtures/gemini/ (error-bodies.ts), the quota 429 in the scenario's
- * flavour (quota-error-body.ts), GenerateContentResponse answers (answer-builder.ts). gemini-api-facts.md §2–§4.
+ * flavour (quota-error-body.ts), GenerateContentResponse answers (answer-builder.ts). docs/reference/gemini-api-facts.md §2–§4.
  */
 import * as bodies from './error-bodies.js';
 import type { AnswerMeta, Dialect, QuotaRejection, ReadResult, Reply, SimFailure } from './dialect.js';

@@ -1,6 +1,6 @@
 /**
  * Go-style duration strings, as OpenAI writes them in `x-ratelimit-reset-*` headers and in "Please try again in …"
- * messages (`140ms`, `1s`, `1.5s`, `6m0s`; batch-openai-vertex-facts.md §b.2, fixtures in test/fixtures/openai/):
+ * messages (`140ms`, `1s`, `1.5s`, `6m0s`; docs/reference/batch-openai-vertex-facts.md §b.2, fixtures in test/fixtures/openai/):
  * the format of Go's time.Duration.String() at millisecond precision.
  */
 

@@ -1,6 +1,6 @@
 /**
  * Headers on every simulator response, as on a recorded live response of generativelanguage.googleapis.com
- * (gemini-api-facts.md §2.5).
+ * (docs/reference/gemini-api-facts.md §2.5).
  */
 export const BASE_HEADERS: Readonly<Record<string, string>> = {
   Vary: 'Origin, X-Origin, Referer',

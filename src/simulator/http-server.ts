@@ -2,11 +2,11 @@
  * The simulator's HTTP layer on node:http: routes the API paths of each dialect (dialect.ts) and the `/__sim/*` control
  * endpoints, reads the credential, applies delays, resets and hangs:
  * - Gemini: `POST /v1beta/models/{model}:generateContent` (also `/v1/`, `/v1alpha/`, `:streamGenerateContent`,
- *   `:countTokens`), key in `x-goog-api-key` or `?key=` (gemini-api-facts.md §4.1);
+ *   `:countTokens`), key in `x-goog-api-key` or `?key=` (docs/reference/gemini-api-facts.md §4.1);
  * - Vertex AI: `POST /v1beta1/projects/{p}/locations/{l}/publishers/google/models/{model}:generateContent` (also `/v1/`,
  *   the express-mode path without `projects/…/locations/…`), `Authorization: Bearer TOKEN` or `x-goog-api-key`;
  * - OpenAI: `POST /v1/chat/completions` and Gemini's compatibility path `/v1beta/openai/chat/completions`,
- *   `Authorization: Bearer KEY` (batch-openai-vertex-facts.md §b.1);
+ *   `Authorization: Bearer KEY` (docs/reference/batch-openai-vertex-facts.md §b.1);
  * - the Files API and the batches resource (batch-http.ts).
  * Headers mirror a recorded live response (§2.5): JSON as `application/json; charset=UTF-8`, no Retry-After,
  * no x-ratelimit-*. Streaming answers are one SSE event with `alt=sse`, else a JSON array; streaming errors are

@@ -1,6 +1,6 @@
 /**
  * Per-minute limiters for RPM and TPM (input tokens) under the three window policies of
- * {@link WindowPolicy}. Google does not document which one the real API uses (gemini-api-facts.md §1.3),
+ * {@link WindowPolicy}. Google does not document which one the real API uses (docs/reference/gemini-api-facts.md §1.3),
  * so scenarios choose. Every operation is O(1) amortized (O(log n) for a rejected TPM check).
  */
 import { RingLog } from './ring-log.js';
@@ -18,7 +18,7 @@ export interface MinuteWaits {
 /**
  * What is left of one per-minute dimension at `now`: `remaining` requests or tokens (may be fractional in a bucket),
  * and `resetMs`, the time until the dimension is back at its full limit ("the time until the rate limit resets to its
- * initial state", OpenAI's x-ratelimit-reset-* headers, batch-openai-vertex-facts.md §b.2), 0 when nothing is used.
+ * initial state", OpenAI's x-ratelimit-reset-* headers, docs/reference/batch-openai-vertex-facts.md §b.2), 0 when nothing is used.
  */
 export interface DimensionHeadroom {
   remaining: number;

@@ -1,6 +1,6 @@
 /**
  * The models the simulator knows without being told, and how a model's thinking behaviour is guessed from
- * its id. Thinking defaults per https://ai.google.dev/gemini-api/docs/thinking (gemini-api-facts.md §4.4):
+ * its id. Thinking defaults per https://ai.google.dev/gemini-api/docs/thinking (docs/reference/gemini-api-facts.md §4.4):
  * 2.5 Pro always thinks (budget 0 is a 400), 2.5 Flash thinks unless budget 0, 2.5 Flash-Lite does not think
  * by default, Gemini 3 Pro cannot disable thinking. Context window 1,048,576 tokens
  * (fixture 400-context-too-long.json). Thought-token ranges follow the cookbook's batch example

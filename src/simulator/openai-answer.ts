@@ -1,6 +1,6 @@
 /**
  * A built Gemini answer rewritten as a `chat.completion`, as Gemini's compatibility layer does
- * (batch-openai-vertex-facts.md §b.1): the non-thought text parts of the first candidate as `message.content` (null
+ * (docs/reference/batch-openai-vertex-facts.md §b.1): the non-thought text parts of the first candidate as `message.content` (null
  * when there is none), finishReason → `finish_reason` (STOP stop, MAX_TOKENS length, the safety family and a blocked
  * prompt content_filter, anything else stop), and usageMetadata → `usage` in OpenAI's convention: `completion_tokens`
  * includes the reasoning, `completion_tokens_details.reasoning_tokens` is thoughtsTokenCount.

@@ -1,5 +1,5 @@
 /**
- * OpenAI's error bodies, `{"error":{"message","type","param","code"}}` (batch-openai-vertex-facts.md §b.2; fixtures
+ * OpenAI's error bodies, `{"error":{"message","type","param","code"}}` (docs/reference/batch-openai-vertex-facts.md §b.2; fixtures
  * test/fixtures/openai/429-rate-limit-exceeded-tokens.json and 429-insufficient-quota.json). The rate-limit message
  * and the insufficient_quota body follow those fixtures; the other messages are OpenAI's public wording as commonly
  * reported, [INFERRED] (no recorded fixture): the missing and incorrect key 401s, model_not_found, the JSON parse 400,

@@ -1,6 +1,6 @@
 /**
  * The OpenAI dialect, `POST /v1/chat/completions` and `POST /v1beta/openai/chat/completions` with
- * `Authorization: Bearer KEY`, in two styles (batch-openai-vertex-facts.md §b; gemini-api-facts.md §7):
+ * `Authorization: Bearer KEY`, in two styles (docs/reference/batch-openai-vertex-facts.md §b; docs/reference/gemini-api-facts.md §7):
  * - `openai`: OpenAI's error bodies (openai-bodies.ts); a quota 429 is `code: rate_limit_exceeded` with the wait in its
  *   message ("Please try again in 140ms"), `retry-after` (s) and `retry-after-ms`; every response of a limited model
  *   carries `x-ratelimit-limit/remaining/reset-requests/-tokens` (reset as Go durations); billing 429s

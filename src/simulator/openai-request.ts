@@ -4,7 +4,7 @@
  * `response_format` the wanted output (json_schema → application/json with that schema, json_object →
  * application/json, text), `max_completion_tokens`/`max_tokens` the output limit, `reasoning_effort` the thinking
  * (none → budget 0; low/medium/high → budgets 1,024/8,192/24,576 as Gemini's compatibility layer maps them,
- * batch-openai-vertex-facts.md §b.1). Checks what OpenAI's API checks before answering (§b.2 "Structured output"):
+ * docs/reference/batch-openai-vertex-facts.md §b.1). Checks what OpenAI's API checks before answering (§b.2 "Structured output"):
  * strict schemas (root object, `additionalProperties: false`, every property required), the word "json" in the
  * messages for json_object, and the response_format types the scenario's server accepts. Messages of the 400s follow
  * OpenAI's wording where it is known, [INFERRED] otherwise.

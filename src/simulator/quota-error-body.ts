@@ -1,6 +1,6 @@
 /**
  * The 429 RESOURCE_EXHAUSTED body for a quota rejection, in the flavours seen from the real API
- * (gemini-api-facts.md §2.2–2.3; fixtures 429-a…429-h in test/fixtures/gemini/):
+ * (docs/reference/gemini-api-facts.md §2.2–2.3; fixtures 429-a…429-h in test/fixtures/gemini/):
  * - `full-new`: message with "* Quota exceeded for metric: …, limit: N, model: M" bullets and
  *   "Please retry in S.SSSSSSSSSs."; details Help → QuotaFailure → RetryInfo (fixtures E/F).
  * - `full-old`: the short old message; details QuotaFailure → Help → RetryInfo (fixture A).

@@ -1,6 +1,6 @@
 /**
  * quotaMetric and quotaId names per tier and dimension, as seen in real 429 bodies
- * (gemini-api-facts.md §1.4: Roo-Code#3883, voideditor/void#557, python-genai#2044, Aider-AI/aider#3694,
+ * (docs/reference/gemini-api-facts.md §1.4: Roo-Code#3883, voideditor/void#557, python-genai#2044, Aider-AI/aider#3694,
  * GoogleCloudPlatform/kubectl-ai#332, gemini-cli googleErrors.test.ts).
  * The TPD names were never seen in a real body; they are [INFERRED] by analogy.
  */

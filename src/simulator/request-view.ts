@@ -1,7 +1,7 @@
 /**
  * Reads a GenerateContentRequest body into the few things the simulator needs. Accepts camelCase and
  * snake_case field names (proto JSON mapping; the docs use both `systemInstruction` and `system_instruction`,
- * gemini-api-facts.md §8.8). Body shape as sent by @google/genai 2.32 is in gemini-api-facts.md §4.2.
+ * docs/reference/gemini-api-facts.md §8.8). Body shape as sent by @google/genai 2.32 is in docs/reference/gemini-api-facts.md §4.2.
  */
 
 /** Text of one Content, by part. Non-text parts (inline data, files) are counted in `mediaParts`. */

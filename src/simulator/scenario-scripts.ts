@@ -10,13 +10,13 @@ import type { ScriptResponse, ScriptRule } from './types.js';
 
 const KINDS = ['enum', 'text', 'json', 'blocked', 'finish', 'max-tokens', 'error', 'reset', 'hang', 'delay-ms', 'pack'] as const;
 
-/** finishReason values of the SDK enum (gemini-api-facts.md §4.5). */
+/** finishReason values of the SDK enum (docs/reference/gemini-api-facts.md §4.5). */
 export const FINISH_REASONS = [
   'STOP', 'MAX_TOKENS', 'SAFETY', 'RECITATION', 'LANGUAGE', 'OTHER', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII',
   'MALFORMED_FUNCTION_CALL', 'IMAGE_SAFETY', 'UNEXPECTED_TOOL_CALL', 'TOO_MANY_TOOL_CALLS', 'FINISH_REASON_UNSPECIFIED',
 ] as const;
 
-/** promptFeedback.blockReason values (gemini-api-facts.md §4.5). */
+/** promptFeedback.blockReason values (docs/reference/gemini-api-facts.md §4.5). */
 export const BLOCK_REASONS = ['SAFETY', 'OTHER', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'IMAGE_SAFETY', 'BLOCKED_REASON_UNSPECIFIED'] as const;
 
 /** Error fixtures a script may name; `html-502` is served as text/html. */

@@ -2,7 +2,7 @@
  * A real subword tokenizer for promptTokenCount: js-tiktoken with the o200k_base ranks.
  *
  * Gemini uses its own SentencePiece vocabulary, which is not available offline (the SDK's LocalTokenizer
- * downloads it at runtime, gemini-api-facts.md §4.7); o200k_base is a close stand-in for English text:
+ * downloads it at runtime, docs/reference/gemini-api-facts.md §4.7); o200k_base is a close stand-in for English text:
  * "The quick brown fox jumps over the lazy dog." is 10 tokens in both (fixture 200-count-tokens.json), and
  * "why is the sky blue?" is 6 (+1 role token = promptTokenCount 7, fixture 200-thinking-max-tokens-no-text.json).
  *

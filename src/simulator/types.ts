@@ -11,7 +11,7 @@ export interface SimClock {
   now(): number;
 }
 
-/** Quota tier: picks the quotaMetric/quotaId names (gemini-api-facts.md §1.4). */
+/** Quota tier: picks the quotaMetric/quotaId names (docs/reference/gemini-api-facts.md §1.4). */
 export type Tier = 'free' | 'paid';
 
 /**
@@ -30,7 +30,7 @@ export type WindowPolicy =
 export interface ModelLimits {
   /** Requests per minute. */
   rpm?: number;
-  /** Input tokens per minute (TPM counts input tokens only, gemini-api-facts.md §1.2). */
+  /** Input tokens per minute (TPM counts input tokens only, docs/reference/gemini-api-facts.md §1.2). */
   tpm?: number;
   /** Requests per Pacific day (reset at 00:00 America/Los_Angeles). */
   rpd?: number;
@@ -58,12 +58,12 @@ export interface ScenarioProject {
   limits: Record<string, ModelLimits>;
   /**
    * OpenAI dialect only: after `afterRequests` admitted requests of this project (0: from the first), every request
-   * gets the billing 429 with `code` (batch-openai-vertex-facts.md §b.2; fixture test/fixtures/openai/429-insufficient-quota.json).
+   * gets the billing 429 with `code` (docs/reference/batch-openai-vertex-facts.md §b.2; fixture test/fixtures/openai/429-insufficient-quota.json).
    */
   insufficientQuota?: { afterRequests: number; code: BillingCode };
 }
 
-/** The `code` of OpenAI's billing 429s: `insufficient_quota` and its newer codes (batch-openai-vertex-facts.md §b.2). */
+/** The `code` of OpenAI's billing 429s: `insufficient_quota` and its newer codes (docs/reference/batch-openai-vertex-facts.md §b.2). */
 export const BILLING_CODES = [
   'insufficient_quota', 'credit_balance_exhausted', 'organization_spend_limit_exceeded', 'project_spend_limit_exceeded',
   'organization_usage_limit_exceeded',
@@ -116,7 +116,7 @@ export interface ModelSpec {
   quotaModel: string;
 }
 
-/** Selectable shapes of the quota 429 (gemini-api-facts.md §2.3; fixtures 429-a…h). */
+/** Selectable shapes of the quota 429 (docs/reference/gemini-api-facts.md §2.3; fixtures 429-a…h). */
 export type QuotaFlavour = 'full-new' | 'full-old' | 'help-only' | 'bare' | 'daily-misleading' | 'vary-order';
 
 /** Kinds of random faults; the rate of each is a probability per request. */

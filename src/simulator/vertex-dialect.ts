@@ -3,7 +3,7 @@
  * `projects/{p}/locations/{l}/publishers/google/models/{m}:generateContent`; express mode without the project
  * prefix): an OAuth bearer token (or an express-mode key), GenerateContentResponse answers as the Developer API's, and
  * Dynamic Shared Quota 429s — "Resource exhausted. Please try again later." with no QuotaFailure, no RetryInfo and no
- * Retry-After, whatever the scenario's flavour (gemini-api-facts.md §2.4, §5.7; batch-openai-vertex-facts.md §c.2;
+ * Retry-After, whatever the scenario's flavour (docs/reference/gemini-api-facts.md §2.4, §5.7; docs/reference/batch-openai-vertex-facts.md §c.2;
  * fixture test/fixtures/gemini/429-vertex-capacity-inferred.json).
  */
 import * as bodies from './error-bodies.js';

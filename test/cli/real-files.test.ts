@@ -1,5 +1,5 @@
 /**
- * Issue 6: every real spreadsheet in test/fixtures/data (byte-for-byte copies of ../shared/data, see its SOURCES.md)
+ * Issue 6: every real spreadsheet in test/fixtures/data (byte-for-byte copies of public files, see its SOURCES.md)
  * classifies with --simulate, as a newcomer runs it: one output row per source record, in order, cells unchanged,
  * every row ok, and a CSV output in the input's own dialect. In-process (test/support/run-main.ts).
  */

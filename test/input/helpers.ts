@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import type { InputRecord, InputSource } from '../../src/input/input-source.js';
 
-/** Path of a file in test/fixtures/data (copies of ../shared/data and synthetic files). */
+/** Path of a file in test/fixtures/data (copies of public files, see SOURCES.md there, and synthetic files). */
 export function fixture(name: string): string {
   return resolve(import.meta.dirname, '..', 'fixtures', 'data', name);
 }

@@ -1,5 +1,5 @@
 /**
- * The five real files of ../shared/data (copied byte for byte to test/fixtures/data): record counts from
+ * The five real files of test/fixtures/data (public files copied byte for byte, see SOURCES.md there): record counts from
  * SOURCES.md, clean headers, text without U+FFFD, known cells exact, and record lines that point at the record.
  */
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The five real spreadsheets of test/fixtures/data (copies of ../shared/data; see SOURCES.md there) written back
+ * The five real spreadsheets of test/fixtures/data (copies of public files; see SOURCES.md there) written back
  * through every writer. With the input's dialect and no formula neutralization, the CSV/TSV writer reproduces each
  * file byte for byte: the output opens exactly the way the input did.
  */

@@ -1,6 +1,6 @@
 /**
  * Successful answers over plain fetch: shapes of the recorded fixtures (200-*.json), enum and JSON answers,
- * thinking and the MAX_TOKENS-without-text pitfall (gemini-api-facts.md §4.5–4.7), countTokens, snake_case
+ * thinking and the MAX_TOKENS-without-text pitfall (docs/reference/gemini-api-facts.md §4.5–4.7), countTokens, snake_case
  * requests and streaming.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

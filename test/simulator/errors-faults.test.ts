@@ -1,6 +1,6 @@
 /**
  * Non-quota errors and injected faults over real HTTP, against the reference fixtures
- * (test/fixtures/gemini/; gemini-api-facts.md §3).
+ * (test/fixtures/gemini/; docs/reference/gemini-api-facts.md §3).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';

@@ -1,7 +1,7 @@
 /**
  * Each 429 style of the OpenAI dialect over real HTTP, through the official `openai` client where it can read them and
- * raw where it cannot, against the reference fixtures (test/fixtures/openai/; batch-openai-vertex-facts.md §b,
- * gemini-api-facts.md §7): (a) OpenAI's rate_limit_exceeded with x-ratelimit-*, retry-after(-ms) and "Please try
+ * raw where it cannot, against the reference fixtures (test/fixtures/openai/; docs/reference/batch-openai-vertex-facts.md §b,
+ * docs/reference/gemini-api-facts.md §7): (a) OpenAI's rate_limit_exceeded with x-ratelimit-*, retry-after(-ms) and "Please try
  * again in …", headers on or off; (b) Gemini compat's array-wrapped Google error without retry headers, with or without
  * details; (c) insufficient_quota and its newer codes. The quota engine is the Gemini dialect's (projects, RPM/TPM,
  * windows), with max_tokens counted against TPM in the openai style.
@@ -140,7 +140,7 @@ describe('(b) Gemini compat: a JSON array wrapping a Google error', () => {
     expect(r.headers.get('retry-after')).toBeNull();
     expect(ratelimitHeaders(r.headers)).toEqual({});
 
-    // What the official client makes of it (batch-openai-vertex-facts.md, last section): the body is gone, so an adapter
+    // What the official client makes of it (docs/reference/batch-openai-vertex-facts.md, last section): the body is gone, so an adapter
     // must capture the raw response itself, here through the client's `fetch` option.
     const raw: string[] = [];
     const capture: typeof fetch = async (input, init) => {

@@ -2,7 +2,7 @@
  * The simulator's OpenAI dialect driven by the official `openai` client (retries off) over real HTTP on 127.0.0.1:
  * chat/completions at /v1 and at Gemini's compatibility prefix /v1beta/openai, bearer keys, response_format
  * json_schema (strict, enum inside a root object) / json_object / text, max_completion_tokens, reasoning_effort, usage
- * and finish_reason, and the 400/401/404s a client must handle (batch-openai-vertex-facts.md §b).
+ * and finish_reason, and the 400/401/404s a client must handle (docs/reference/batch-openai-vertex-facts.md §b).
  */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';

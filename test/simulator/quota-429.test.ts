@@ -1,6 +1,6 @@
 /**
  * The quota 429 over real HTTP, in each flavour, against the shapes of the reference fixtures
- * (test/fixtures/gemini/429-*.json; gemini-api-facts.md §2.3).
+ * (test/fixtures/gemini/429-*.json; docs/reference/gemini-api-facts.md §2.3).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';

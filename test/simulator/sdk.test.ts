@@ -1,6 +1,6 @@
 /**
  * The official @google/genai SDK, unchanged, against the simulator (httpOptions.baseUrl, SDK retries off as by
- * default, gemini-api-facts.md §5.3–5.4). Errors reach the caller as ApiError whose message is the JSON body (§5.2).
+ * default, docs/reference/gemini-api-facts.md §5.3–5.4). Errors reach the caller as ApiError whose message is the JSON body (§5.2).
  */
 import { ApiError, GoogleGenAI } from '@google/genai';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
  * The simulator's Vertex AI paths driven by @google/genai 2.32 in `vertexai` mode, over real HTTP on 127.0.0.1, with an
  * injected bearer token (Application Default Credentials cannot run here): the path the SDK really calls
  * (`/v1beta1/projects/{p}/locations/{l}/publishers/google/models/{m}:generateContent`, read from its dist), and Dynamic
- * Shared Quota 429s without details (gemini-api-facts.md §2.4, §5.7; batch-openai-vertex-facts.md §c).
+ * Shared Quota 429s without details (docs/reference/gemini-api-facts.md §2.4, §5.7; docs/reference/batch-openai-vertex-facts.md §c).
  */
 import { ApiError, GoogleGenAI } from '@google/genai';
 import { afterEach, describe, expect, it } from 'vitest';

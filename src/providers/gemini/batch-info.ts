@@ -5,7 +5,7 @@
  *   error}`), the only view with batchStats and the failure's reason;
  * - @google/genai's `BatchJob` (create and list: `{name, displayName, state: "JOB_STATE_…", createTime, dest}`).
  * Every field is optional on the wire; counters are int64 strings. Source: docs/batch-runner.md "Create and get"
- * (batch-openai-vertex-facts.md §a.4, §a.6, and "Checked against the installed SDKs" 3).
+ * (docs/reference/batch-openai-vertex-facts.md §a.4, §a.6, and "Checked against the installed SDKs" 3).
  */
 import type { BatchJob } from '@google/genai';
 import type { BatchCounts, BatchInfo, BatchState } from '../contract.js';

@@ -1,7 +1,7 @@
 /**
  * The Batch API's enqueued-token limits: the input tokens a quota project's unfinished batches of one model may hold,
  * by usage tier. Source: docs/batch-runner.md "Limits" — https://ai.google.dev/gemini-api/docs/rate-limits#batch-api
- * (late-2026 copy, as transcribed in batch-openai-vertex-facts.md §a.7). The figures drift: they are where a job
+ * (late-2026 copy, as transcribed in docs/reference/batch-openai-vertex-facts.md §a.7). The figures drift: they are where a job
  * starts, and a create refused with 429 is waited out (src/batch/batch-runner.ts).
  */
 

@@ -1,6 +1,6 @@
 /**
  * Reads one line of a Gemini batch's results into the neutral {@link BatchResult}, whichever form the results came in
- * (docs/batch-runner.md "Results"; batch-openai-vertex-facts.md §a.5):
+ * (docs/batch-runner.md "Results"; docs/reference/batch-openai-vertex-facts.md §a.5):
  * - a responses file, one JSON object a line: `{"key": "…", "response": {GenerateContentResponse}}` or
  *   `{"key": "…", "error": {"code": 13, "message": "…"}}` (a google.rpc.Status: gRPC codes, not HTTP statuses);
  * - inline responses, items `{"response": {…}, "metadata": {"key": "…"}}` or `{"error": {…}, "metadata": …}`, whose

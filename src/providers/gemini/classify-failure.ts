@@ -1,7 +1,7 @@
 /**
  * Turns whatever `@google/genai` threw into one of the typed failures of ../failures.ts.
  *
- * What the SDK throws (@google/genai 2.32.0, docs/providers.md "Gemini API" — gemini-api-facts.md §5.2, VERIFIED-RUN):
+ * What the SDK throws (@google/genai 2.32.0, docs/providers.md "Gemini API" — docs/reference/gemini-api-facts.md §5.2, VERIFIED-RUN):
  * - `ApiError {name: 'ApiError', status, message}` for HTTP 400–599; `message` is the JSON body, or for a non-JSON
  *   body `{"error":{"message":"<text>","code":N,"status":"<statusText>"}}`;
  * - `TypeError: fetch failed` (cause: ECONNRESET, ECONNREFUSED, UND_ERR_SOCKET…) when no HTTP answer came;

@@ -1,6 +1,6 @@
 /**
  * Gemini's finishReason values mapped to the neutral {@link FinishReason}, in one place. Values: @google/genai 2.32
- * `FinishReason` enum (docs/providers.md "Gemini API"; gemini-api-facts.md §4.5).
+ * `FinishReason` enum (docs/providers.md "Gemini API"; docs/reference/gemini-api-facts.md §4.5).
  */
 import type { FinishReason } from '../contract.js';
 

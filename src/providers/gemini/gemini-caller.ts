@@ -3,7 +3,7 @@
  * left OFF (its default; we own the retry loop, see schedule/) and our own per-request timeout, so that every outcome
  * comes back either as a neutral {@link ModelAnswer} or as a typed failure of ../failures.ts. Serves the Gemini
  * Developer API (an API key) and Vertex AI (`vertexai: true`, Application Default Credentials).
- * Facts: docs/providers.md (gemini-api-facts.md §5 SDK behaviour, §5.4 baseUrl, §5.7 Vertex mode, §4.5 response shape).
+ * Facts: docs/providers.md (docs/reference/gemini-api-facts.md §5 SDK behaviour, §5.4 baseUrl, §5.7 Vertex mode, §4.5 response shape).
  */
 import { GoogleGenAI, type GoogleGenAIOptions } from '@google/genai';
 import type { GenerateOptions, ModelAnswer, ModelCaller, ModelRequest, UploadListener } from '../contract.js';

@@ -4,8 +4,8 @@
  *
  * Enum output: `responseMimeType: "text/x.enum"` with `responseSchema: {type: "STRING", enum: [...]}`; structured
  * output: `application/json` with `responseJsonSchema` (https://ai.google.dev/gemini-api/docs/structured-output; the
- * exact body the SDK sends: docs/providers.md "Gemini API", gemini-api-facts.md §4.2). Thinking tokens are spent from
- * maxOutputTokens (gemini-api-facts.md §4.6), so an enum answer's default cap is a label's room plus the budget.
+ * exact body the SDK sends: docs/providers.md "Gemini API", docs/reference/gemini-api-facts.md §4.2). Thinking tokens are spent from
+ * maxOutputTokens (docs/reference/gemini-api-facts.md §4.6), so an enum answer's default cap is a label's room plus the budget.
  */
 import { Type, type Content, type GenerateContentConfig, type ServiceTier, type ThinkingConfig as SdkThinkingConfig } from '@google/genai';
 import type { ModelRequest } from '../contract.js';

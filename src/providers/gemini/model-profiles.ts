@@ -2,7 +2,7 @@
  * What gemini-batch knows about a Gemini model id: how to turn its thinking down for classification, the per-project
  * limits to start from when the user gives none, its input limit and its price.
  *
- * Thinking (docs/providers.md "Gemini API"; https://ai.google.dev/gemini-api/docs/thinking, gemini-api-facts.md §4.4):
+ * Thinking (docs/providers.md "Gemini API"; https://ai.google.dev/gemini-api/docs/thinking, docs/reference/gemini-api-facts.md §4.4):
  * 2.5 Flash and Flash-Lite accept `thinkingBudget: 0`; 2.5 Pro cannot disable thinking (budget 0 → HTTP 400,
  * fixture 400-thinking-budget-zero.json) and accepts 128–32768; Gemini 3 models use `thinkingLevel`, and Gemini 3 Pro
  * cannot disable it.

@@ -75,7 +75,7 @@ export function vertexAuthOptions(connection: Pick<ProviderConnection, 'env' | '
   return keyFile ? { keyFilename: keyFile } : {};
 }
 
-/** Vertex AI's host for a location (docs/providers.md "Vertex AI"; gemini-api-facts.md §5.7). */
+/** Vertex AI's host for a location (docs/providers.md "Vertex AI"; docs/reference/gemini-api-facts.md §5.7). */
 export function vertexHost(location: string): string {
   if (location === 'global') return 'aiplatform.googleapis.com';
   if (location === 'us' || location === 'eu') return `aiplatform.${location}.rep.googleapis.com`;

@@ -4,7 +4,7 @@
  * the journal), promptFeedback.blockReason, usageMetadata, modelVersion, and the service tier that served it (the
  * `x-gemini-service-tier` header, else Vertex's usageMetadata.trafficType: docs/service-tiers.md). Known keys are
  * replaced by their aliases
- * (../../config/known-secrets.ts). Source: docs/providers.md "Gemini API" (gemini-api-facts.md §4.5) and the
+ * (../../config/known-secrets.ts). Source: docs/providers.md "Gemini API" (docs/reference/gemini-api-facts.md §4.5) and the
  * recordings in test/fixtures/gemini/200-*.json.
  */
 import type { GenerateContentResponse } from '@google/genai';

@@ -1,6 +1,6 @@
 /**
  * What the OpenAI adapter knows without connecting. An OpenAI-compatible server may be OpenAI, Gemini's compatibility
- * endpoint, a gateway or a local vLLM/Ollama (batch-openai-vertex-facts.md §b.3), so little is known of a model id:
+ * endpoint, a gateway or a local vLLM/Ollama (docs/reference/batch-openai-vertex-facts.md §b.3), so little is known of a model id:
  * - limits: a modest start ({@link OPENAI_START_LIMITS}) that the server's x-ratelimit-limit-* headers replace on the
  *   first answer (servers without them: raised while no 429 comes, slowed by each one);
  * - reasoning: `reasoning_effort: "none"` is tried and stepped up where refused (param-ladder.ts), so the least

@@ -1,5 +1,5 @@
 /**
- * Maps the neutral {@link ModelRequest} to chat/completions parameters (batch-openai-vertex-facts.md §b; the request
+ * Maps the neutral {@link ModelRequest} to chat/completions parameters (docs/reference/batch-openai-vertex-facts.md §b; the request
  * fields Gemini's compatibility endpoint lists, §b.1):
  * - messages: the system instruction as a `system` message, the examples as user/assistant turns, then the prompt;
  * - labels: `response_format: {type: "json_schema", json_schema: {name: "label", strict: true, schema: {type:

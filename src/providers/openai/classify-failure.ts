@@ -1,10 +1,10 @@
 /**
  * Turns a failed chat/completions call into one of the typed failures of ../failures.ts, from the raw response the
  * transport captured (openai-node drops bodies that are not `{error: …}`: Gemini's compatibility endpoint answers a
- * JSON array, which reaches the caller as "429 status code (no body)", batch-openai-vertex-facts.md last section) or,
+ * JSON array, which reaches the caller as "429 status code (no body)", docs/reference/batch-openai-vertex-facts.md last section) or,
  * without an HTTP answer, from the client's connection error.
  *
- * Bodies (batch-openai-vertex-facts.md §b; fixtures test/fixtures/openai/):
+ * Bodies (docs/reference/batch-openai-vertex-facts.md §b; fixtures test/fixtures/openai/):
  * - OpenAI: `{"error": {message, type, param, code}}`. 429 `insufficient_quota` and its newer codes → BillingFailure;
  *   other 429s (`rate_limit_exceeded`, `slow_down`…) → RateLimitFailure: `type` tokens/requests is the dimension,
  *   "per min"/"per day" in the message the period, "Limit N" or x-ratelimit-limit-* the limit, the wait from
@@ -48,7 +48,7 @@ export interface OpenAiError {
   code: string | undefined;
 }
 
-/** `code`s (or `type`s) of a 429 that means the account cannot pay (batch-openai-vertex-facts.md §b.2). */
+/** `code`s (or `type`s) of a 429 that means the account cannot pay (docs/reference/batch-openai-vertex-facts.md §b.2). */
 export const BILLING_CODES: ReadonlySet<string> = new Set([
   'insufficient_quota',
   'credit_balance_exhausted',

@@ -1,7 +1,7 @@
 /**
  * OpenAI's `finish_reason` values mapped to the neutral {@link FinishReason}, in one place: `stop` → stop, `length` →
  * length (the output limit, reasoning included), `content_filter` → content-filter (Gemini's compatibility endpoint also
- * answers its safety stops so, batch-openai-vertex-facts.md §b.1); `tool_calls`, `function_call` and anything else →
+ * answers its safety stops so, docs/reference/batch-openai-vertex-facts.md §b.1); `tool_calls`, `function_call` and anything else →
  * other. Values: the `openai` client's ChatCompletion.Choice type (6.49).
  */
 import type { FinishReason } from '../contract.js';

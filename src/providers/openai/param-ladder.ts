@@ -1,6 +1,6 @@
 /**
  * Which request shape (chat-request.ts) the server at hand accepts, learned from its refusals: OpenAI-compatible
- * servers differ (batch-openai-vertex-facts.md §b.3: vLLM, Ollama, llama.cpp, gateways; OpenAI's own non-reasoning
+ * servers differ (docs/reference/batch-openai-vertex-facts.md §b.3: vLLM, Ollama, llama.cpp, gateways; OpenAI's own non-reasoning
  * models refuse `reasoning_effort`). When a 400 names a field this tool sends — OpenAI's `param`, or the field named in
  * the message (Google's `Unknown name "response_format"`, a validation error quoting it) — that field steps down one
  * rung for every later request, and the caller is told once per step, with what the server said.

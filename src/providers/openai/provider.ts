@@ -3,7 +3,7 @@
  * OpenAI (`https://api.openai.com/v1`, the default), Gemini's compatibility endpoint
  * (`https://generativelanguage.googleapis.com/v1beta/openai/`), a gateway, or a local vLLM / Ollama (`--base-url
  * http://host:port/v1`) — through the official `openai` client (openai-caller.ts). Credentials are bearer keys
- * (OPENAI_API_KEY, or the keys file). Facts: batch-openai-vertex-facts.md §b; docs/providers.md.
+ * (OPENAI_API_KEY, or the keys file). Facts: docs/reference/batch-openai-vertex-facts.md §b; docs/providers.md.
  */
 import type { Credential, Provider, ProviderConnection } from '../contract.js';
 import { chatParams } from './chat-request.js';

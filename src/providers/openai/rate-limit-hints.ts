@@ -1,5 +1,5 @@
 /**
- * What an OpenAI-style server says about its limits and how long to wait (batch-openai-vertex-facts.md §b.2; fixtures
+ * What an OpenAI-style server says about its limits and how long to wait (docs/reference/batch-openai-vertex-facts.md §b.2; fixtures
  * test/fixtures/openai/rate-limit-headers.json and 429-rate-limit-exceeded-tokens.json):
  * - `x-ratelimit-limit-requests/-tokens`, `x-ratelimit-remaining-…`, `x-ratelimit-reset-…` on every response, the
  *   resets as Go durations (`12ms`, `1s`, `6m0s`, `1h2m3.5s`);
@@ -57,7 +57,7 @@ export function readLimitHints(headers: HeaderSource): LimitHints | undefined {
 }
 
 /**
- * How long a 429 asks to wait, ms, from the first source that says (the order of batch-openai-vertex-facts.md §b.3):
+ * How long a 429 asks to wait, ms, from the first source that says (the order of docs/reference/batch-openai-vertex-facts.md §b.3):
  * `retry-after-ms`, `retry-after` (seconds or an HTTP date, against `now`), the reset header of an exhausted dimension
  * (remaining 0; the longer when both are), then "try again in X" in the message.
  * @returns undefined when nothing says.

@@ -2,7 +2,7 @@
  * Reads a chat.completion into the neutral {@link ModelAnswer}: the first choice's `message.content` (for labels, the
  * `label` of the JSON object chat-request.ts asked for), `finish_reason` through finish-reason.ts, usage in the
  * neutral convention — OpenAI's `completion_tokens` include the reasoning, so output = completion_tokens −
- * completion_tokens_details.reasoning_tokens (batch-openai-vertex-facts.md §b; the simulator's chat.completion,
+ * completion_tokens_details.reasoning_tokens (docs/reference/batch-openai-vertex-facts.md §b; the simulator's chat.completion,
  * src/simulator/openai-answer.ts) — and the x-ratelimit-* headers as limit hints. Known keys are replaced by their
  * aliases. Never throws; a missing part is undefined or 0 (some compatible servers omit `usage` or `message`).
  */

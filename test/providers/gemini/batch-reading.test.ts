@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { batchInfoOfJob, batchInfoOfOperation, neutralBatchState } from '../../../src/providers/gemini/batch-info.js';
 import { batchResultOf, batchResultOfLine } from '../../../src/providers/gemini/batch-results.js';
 
-/** The a.4 shape of batch-openai-vertex-facts.md. */
+/** The a.4 shape of docs/reference/batch-openai-vertex-facts.md. */
 const succeeded = {
   name: 'batches/abc',
   metadata: {

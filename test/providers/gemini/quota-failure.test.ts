@@ -18,7 +18,7 @@ function details(name: string, sharedQuota = false) {
   return readRateLimitDetails(status, sharedQuota);
 }
 
-describe('quotaId → neutral dimension and period (gemini-api-facts.md §1.4)', () => {
+describe('quotaId → neutral dimension and period (docs/reference/gemini-api-facts.md §1.4)', () => {
   it.each([
     ['GenerateRequestsPerMinutePerProjectPerModel-FreeTier', 'requests', 'minute'],
     ['GenerateRequestsPerMinutePerProjectPerModel', 'requests', 'minute'],
