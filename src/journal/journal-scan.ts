@@ -4,8 +4,13 @@
  */
 import fs from 'node:fs';
 import type { JournalIndex } from './journal-index.js';
-import type { JournalRepair } from './journal.js';
 import { checkLineTail, lineTier, newLineHead, parseEntry, parseLineHead } from './journal-line.js';
+
+/** The torn last line dropped when the journal was opened: its 1-based line number and its size in bytes. */
+export interface JournalRepair {
+  line: number;
+  bytes: number;
+}
 
 /** What {@link scanJournal} found. */
 export interface ScanResult {

@@ -13,7 +13,7 @@ import type { RowStatus } from '../row-status.js';
 import type { JournalEntry } from './journal-entry.js';
 import { JournalIndex, type JournalTotals, type TierTotals } from './journal-index.js';
 import type { BillingTier } from '../providers/contract.js';
-import { forEachLine, readBytes, scanJournal } from './journal-scan.js';
+import { forEachLine, readBytes, scanJournal, type JournalRepair } from './journal-scan.js';
 import { O_NOFOLLOW } from '../files/atomic-file.js';
 import { syncDirectory } from '../files/sync-directory.js';
 import {
@@ -36,12 +36,6 @@ export interface JournalOptions {
    * @default 1000
    */
   fsyncIntervalMs?: number;
-}
-
-/** The torn last line dropped when the journal was opened: its 1-based line number and its size in bytes. */
-export interface JournalRepair {
-  line: number;
-  bytes: number;
 }
 
 /** An open journal: an index of the latest line of each row, and the descriptor lines are appended to. */

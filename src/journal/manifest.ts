@@ -10,8 +10,6 @@ import { writeFileAtomic } from '../files/atomic-file.js';
 import type { ProviderName } from '../providers/contract.js';
 import { jobFiles } from './job-dir.js';
 
-export { diffManifest } from './manifest-diff.js';
-
 /**
  * Where a job's answers come from: part of its identity, so that answers from one place are never taken for answers
  * from another (issue 11: a `--simulate` run's labels were reused by a real run as `ok`). Compared field by field;

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { jobFiles } from '../../src/journal/job-dir.js';
-import { diffManifest, readManifest, sha256File, writeManifest, type AnswerSource, type Manifest } from '../../src/journal/manifest.js';
+import { readManifest, sha256File, writeManifest, type AnswerSource, type Manifest } from '../../src/journal/manifest.js';
+import { diffManifest } from '../../src/journal/manifest-diff.js';
 import { tempDir } from './entries.js';
 
 let dir: string;
