@@ -75,6 +75,9 @@ function classifyOptions(cmd: Command, forPlan = false): Command {
   ];
   for (const option of options) {
     if (forPlan && option.long === '--simulate') option.description = "plan with the built-in simulator's limits (the scenario's with --simulate-config)";
+    if (forPlan && option.long === '--rows-per-request') {
+      option.description = 'plan k rows a request: requests, days, time, tokens and cost at k beside one row a request (default 1, with a k suggested when RPD or RPM binds)';
+    }
     cmd.addOption(forPlan && CLASSIFY_ONLY.has(option.long ?? '') ? option.hideHelp() : option);
   }
   return cmd;

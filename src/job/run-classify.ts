@@ -15,7 +15,6 @@ import type { Io } from '../io.js';
 import { formatCommand, type Invocation } from '../invocation.js';
 import { answerJudge } from '../answers/judge-answer.js';
 import { packJudge } from '../answers/judge-pack.js';
-import { packItemTokens } from '../prompt/pack-request.js';
 import type { ModelPrice, QuotaDay } from '../providers/contract.js';
 import { ModelFailure } from '../providers/failures.js';
 import type { JournalEntry } from '../journal/journal-entry.js';
@@ -29,7 +28,7 @@ import type { RowStatus } from '../row-status.js';
 import { BINDING_LABELS } from '../schedule/binding.js';
 import { Dispatcher, type DispatchEnd } from '../schedule/dispatcher.js';
 import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
-import { TokenEstimator, tokenFeatures } from '../schedule/token-estimator.js';
+import { TokenEstimator } from '../schedule/token-estimator.js';
 import type { ItemVerdict, RowOutcome, WorkItem } from '../schedule/work-item.js';
 import { buildPools } from './build-pools.js';
 import { checkOutputTarget } from './check-output.js';
@@ -42,7 +41,7 @@ import { journalSpend, SpendBudget, usd } from './spend-budget.js';
 import { describeLimitsChoice } from './limits-choice.js';
 import { answerFingerprint } from './answer-fingerprint.js';
 import { openJob, type OpenJob } from './open-job.js';
-import { Packer } from './pack-rows.js';
+import { jobPacker } from './job-packer.js';
 import { prepareJob, type PreparedJob } from './prepare-job.js';
 import { rowsToSend, type RowSourceOptions } from './row-source.js';
 import { openBatchPhase, type BatchPhase } from './batch-phase.js';
@@ -123,7 +122,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   /** Answers of this run by the tier that served them. */
   const served = Object.fromEntries(BILLING_TIERS.map((t) => [t, 0])) as Record<BillingTier, number>;
   const judgePack = packJudge(prepared.mode);
-  const packer = config.rowsPerRequest > 1 ? packerFor(prepared, estimator, endpoint, p.started) : undefined;
+  const packer = config.rowsPerRequest > 1 ? jobPacker(prepared, endpoint.provider.model(config.model), estimator, p.started.toString(36)) : undefined;
   const judgeItem = (item: WorkItem, answer: Parameters<typeof judge>[0]): ItemVerdict => {
     const pack = item.pack;
     if (!pack) return judge(answer);
@@ -537,31 +536,6 @@ function journalEntry(item: WorkItem, outcome: RowOutcome, tier: BillingTier | u
     ...(outcome.pack ? { pack: outcome.pack } : {}),
     time: new Date().toISOString(),
   };
-}
-
-/**
- * The packer of a job with --rows-per-request above 1: packs at most that many rows, within --max-input-tokens and the
- * model's output limit (less a thinking budget), each row's item estimated by packItemTokens.
- */
-function packerFor(prepared: PreparedJob, estimator: TokenEstimator, endpoint: Endpoint, started: number): Packer {
-  const { config } = prepared;
-  const info = endpoint.provider.model(config.model);
-  const prior = new TokenEstimator();
-  const empty = prior.estimate(tokenFeatures(''));
-  const thinking = config.thinkingBudget ?? info.leastReasoningTokens ?? 0;
-  return new Packer({
-    rowsPerRequest: config.rowsPerRequest,
-    template: prepared.template,
-    build: prepared.buildPack,
-    estimator,
-    maxInputTokens: config.maxInputTokens,
-    outputPerRow: packItemTokens(
-      { labels: config.labels, schema: config.schema?.json, maxOutputTokens: config.maxOutputTokens },
-      (text) => Math.max(1, prior.estimate(tokenFeatures(text)) - empty),
-    ),
-    outputRoom: Math.max(1, info.outputTokenLimit - Math.max(0, thinking)),
-    runTag: started.toString(36),
-  });
 }
 
 function describeLimits(limits: ProjectLimits): string {

@@ -9,6 +9,10 @@ import { providerCatalog } from '../providers/create-provider.js';
 import { priceOf, type BillingTier, type ModelPrice } from './price.js';
 import { rowsUnderBudget, tierCosts, type TierCost, type TierRows } from './tier-costs.js';
 import { startingLimitsFor } from './starting-limits.js';
+import { jobPacker } from '../job/job-packer.js';
+import type { WorkItem } from '../schedule/work-item.js';
+import { PackedRequests, type OutputTokens } from './packed-requests.js';
+import { SUGGESTED_KS, suggestRowsPerRequest, type RequestFigures, type Suggestion } from './suggest-rows-per-request.js';
 
 /** Where a limit plan uses comes from. */
 export type LimitOrigin =
@@ -41,8 +45,15 @@ export interface JobEstimate {
   done: number;
   /** Rows whose estimated prompt is over --max-input-tokens (they would end `skipped`). */
   tooLong: number;
+  /** Rows whose every cell is empty (classify skips them: ../job/row-source.ts). */
+  empty: number;
   /** The input limit per request (tokens) and whether it is the model's own or --max-input-tokens. */
   maxInputTokens: { value: number; source: 'model' | 'given' };
+  /** Rows to send: rows less those done, those over the input limit and the empty ones. */
+  rowsToSend: number;
+  /** --rows-per-request K: the requests, tokens, times and costs below are for it. */
+  rowsPerRequest: number;
+  /** Requests at K (a row alone, or a pack of rows, is one request). */
   requests: number;
   inputTokens: number;
   /** Output tokens (the answers), and how they were guessed. */
@@ -65,6 +76,10 @@ export interface JobEstimate {
   minutesUnderTpm: number;
   daysUnderRpd: number | undefined;
   binding: Binding;
+  /** With K > 1, the same figures at one row a request, to compare. */
+  alone: RequestFigures | undefined;
+  /** At K = 1 when RPD or RPM binds: a K that relieves it, with its figures. */
+  suggestion: Suggestion | undefined;
   price: ModelPrice | undefined;
   /** The job's cost at list price at {@link JobEstimate.costTier}, USD (thinking included when bounded). */
   costUsd: number | undefined;
@@ -119,57 +134,17 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
   const { config, source, template } = o.prepared;
   const estimator = new TokenEstimator();
   const limit = config.limit ?? Infinity;
+  const catalog = providerCatalog(config.provider);
+  const info = catalog.model(config.model);
   let rows = 0;
   let done = 0;
   let tooLong = 0;
-  // Per row: the estimate of its prompt text, and of everything else sent with it (system, examples, schema).
-  let promptTokens = 0;
-  let fixedTokens = 0;
+  let empty = 0;
   // Tokens of the row's own text inserted into the prompt (the prompt minus the template's fixed words): what a free
   // answer that rewrites or translates the row comes to.
   let insertedTokens = 0;
   let templateTokens: number | undefined;
   const sample = new EvenSample<string>(COUNT_TOKENS_SAMPLE);
-  // Each row's prompt part and fixed part, in input order, to cost rows one by one (tiers, --max-cost).
-  const rowPrompt = new GrowingArray();
-  const rowFixed = new GrowingArray();
-  for await (const record of source.records()) {
-    if (record.index >= limit) break;
-    rows++;
-    if (o.isDone(record.index)) {
-      done++;
-      continue;
-    }
-    const full = estimator.estimate(o.prepared.features(record.cells));
-    if (full > config.maxInputTokens) {
-      tooLong++;
-      continue;
-    }
-    const prompt = template.render(record.cells);
-    const promptPart = Math.min(full, estimator.estimate(tokenFeatures(prompt)));
-    templateTokens ??= estimator.estimate(tokenFeatures(template.render(record.cells.map(() => ''))));
-    insertedTokens += Math.max(0, promptPart - templateTokens);
-    promptTokens += promptPart;
-    fixedTokens += full - promptPart;
-    rowPrompt.push(promptPart);
-    rowFixed.push(full - promptPart);
-    if (o.countTokens) sample.offer(prompt);
-  }
-  // --count-tokens: the ratio of the API's count to our estimate on prompts spread through the file scales the prompt
-  // part; the fixed part (the same text every time) is left as estimated.
-  let scale: number | undefined;
-  if (o.countTokens && sample.items.length > 0) {
-    const estimated = sample.items.reduce((n, text) => n + estimator.estimate(tokenFeatures(text)), 0);
-    if (estimated > 0) scale = (await o.countTokens(sample.items)) / estimated;
-  }
-  const inputTokens = Math.round(promptTokens * (scale ?? 1) + fixedTokens);
-  const rowInputs = new Float64Array(rowPrompt.length);
-  for (let i = 0; i < rowInputs.length; i++) rowInputs[i] = rowPrompt.at(i) * (scale ?? 1) + rowFixed.at(i);
-  const requests = rows - done - tooLong;
-  const { perRow, basis } = outputPerRow(o.prepared, { insertedPerRow: requests > 0 ? insertedTokens / requests : 0, given: o.outputTokensPerRow });
-  const catalog = providerCatalog(config.provider);
-  const info = catalog.model(config.model);
-  const thinking = thinkingPerRow(o.prepared, info.leastReasoningTokens, catalog.reasoningOff);
   const start = startingLimitsFor(catalog, config.model, config.tier);
   const known = o.knownLimits;
   const startSource: LimitOrigin = start.fromTier ? 'tier' : 'default';
@@ -185,25 +160,99 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
     tpm: pick(config.tpm, known?.tpm, known ? Infinity : start.limits.tpm),
     rpd: rpd(),
   };
+  const noQuota = known?.noQuota ?? (start.tierHasNoQuota && !known ? start.why : undefined);
+  // The requests of K = 1, of the --rows-per-request asked, and (at K = 1) of the Ks a suggestion may name: the rows go
+  // through classify's own packer for each (./packed-requests.ts).
+  const asked = config.rowsPerRequest;
+  // Requests can bind only under an RPD or a finite RPM: without them (the generous simulator) no K is suggested.
+  const suggestable = asked === 1 && !noQuota && (limits.rpd !== undefined || Number.isFinite(limits.rpm.value));
+  const ks = [...new Set([1, asked, ...(suggestable ? SUGGESTED_KS : [])])];
+  const byK = new Map(ks.map((k) => [k, new PackedRequests({ rowsPerRequest: k, estimator, ...(k > 1 ? { packer: jobPacker(o.prepared, info, estimator, 'plan', k) } : {}) })]));
+  const all = [...byK.values()];
+  // Each row's prompt is rendered and counted once for every K (the packers share the template).
+  const anyPacker = ks.length > 1 ? jobPacker(o.prepared, info, estimator, 'plan', Math.max(...ks)) : undefined;
+  for await (const record of source.records()) {
+    if (record.index >= limit) break;
+    rows++;
+    if (o.isDone(record.index)) {
+      done++;
+      continue;
+    }
+    if (record.cells.every((cell) => cell.trim() === '')) {
+      empty++;
+      continue;
+    }
+    const features = o.prepared.features(record.cells);
+    const full = estimator.estimate(features);
+    if (full > config.maxInputTokens) {
+      tooLong++;
+      continue;
+    }
+    const prompt = template.render(record.cells);
+    const promptPart = Math.min(full, estimator.estimate(tokenFeatures(prompt)));
+    templateTokens ??= estimator.estimate(tokenFeatures(template.render(record.cells.map(() => ''))));
+    insertedTokens += Math.max(0, promptPart - templateTokens);
+    const item = plannedItem(record.index, record.cells, features);
+    const row = { item, promptPart, member: anyPacker?.member(item) };
+    for (const packed of all) packed.push(row);
+    if (o.countTokens) sample.offer(prompt);
+  }
+  for (const packed of all) packed.end();
+  // --count-tokens: the ratio of the API's count to our estimate on prompts spread through the file scales the prompt
+  // part; the fixed part (the same text every time) is left as estimated.
+  let scale: number | undefined;
+  if (o.countTokens && sample.items.length > 0) {
+    const estimated = sample.items.reduce((n, text) => n + estimator.estimate(tokenFeatures(text)), 0);
+    if (estimated > 0) scale = (await o.countTokens(sample.items)) / estimated;
+  }
+  const rowsToSend = rows - done - tooLong - empty;
+  const { perRow, basis } = outputPerRow(o.prepared, { insertedPerRow: rowsToSend > 0 ? insertedTokens / rowsToSend : 0, given: o.outputTokensPerRow });
+  const thinking = thinkingPerRow(o.prepared, info.leastReasoningTokens, catalog.reasoningOff);
   const allGiven = config.rpm !== undefined && config.tpm !== undefined;
   const limitsWhy = allGiven ? 'as given (--rpm, --tpm' + (config.rpd !== undefined ? ', --rpd)' : ')') : (known?.why ?? start.why);
   const usable = 1 - config.headroom;
-  const outputTokens = perRow * requests;
-  const thinkingTokens = thinking.perRow === undefined ? undefined : thinking.perRow * requests;
   const price = priceOf(info.price, config.price);
-  const rowOutput = perRow + (thinking.perRow ?? 0);
-  const costs = price ? tierCosts(price, rowInputs, rowOutput) : [];
-  const minutesUnderRpm = requests / (o.projects * limits.rpm.value * usable);
-  const minutesUnderTpm = inputTokens / (o.projects * limits.tpm.value * usable);
-  const daysUnderRpd = limits.rpd ? requests / (o.projects * limits.rpd.value) : undefined;
+  const costTier: BillingTier = config.serviceTier ?? 'standard';
+  const outputs = outputTokensOf(o.prepared, perRow, thinking);
+  const figuresOf = (packed: PackedRequests): Figures => {
+    const inputs = packed.scaledInputs(scale);
+    const requestOutputs = packed.requestOutputs(outputs);
+    const costs = price ? tierCosts(price, inputs, requestOutputs) : [];
+    const inputTokens = packed.inputTokens(scale);
+    const days = limits.rpd ? packed.requests / (o.projects * limits.rpd.value) : undefined;
+    return {
+      packed,
+      inputs,
+      requestOutputs,
+      costs,
+      figures: {
+        rowsPerRequest: packed.rowsPerRequest,
+        requests: packed.requests,
+        inputTokens,
+        outputTokens: packed.outputTokens(outputs),
+        minutesUnderRpm: packed.requests / (o.projects * limits.rpm.value * usable),
+        minutesUnderTpm: inputTokens / (o.projects * limits.tpm.value * usable),
+        daysUnderRpd: days,
+        costUsd: price ? (costs.find((c) => c.tier === costTier)?.usd ?? costs[0]?.usd) : undefined,
+      },
+    };
+  };
+  const chosen = figuresOf(byK.get(asked) as PackedRequests);
+  const alone = asked > 1 ? figuresOf(byK.get(1) as PackedRequests).figures : undefined;
+  const { requests, inputTokens, outputTokens, minutesUnderRpm, minutesUnderTpm, daysUnderRpd } = chosen.figures;
+  const thinkingTokens = chosen.packed.thinkingTokens(outputs);
   const perMinute: Binding = minutesUnderTpm > minutesUnderRpm ? { dimension: 'TPM', minutes: minutesUnderTpm } : { dimension: 'RPM', minutes: minutesUnderRpm };
   const binding: Binding = daysUnderRpd !== undefined && daysUnderRpd > 1 ? { dimension: 'RPD', days: Math.ceil(daysUnderRpd), minutes: perMinute.minutes } : perMinute;
+  const candidates = suggestable ? SUGGESTED_KS.map((k) => figuresOf(byK.get(k) as PackedRequests).figures) : [];
   return {
     dayZone: catalog.quotaDay.zone,
     rows,
     done,
     tooLong,
+    empty,
     maxInputTokens: { value: config.maxInputTokens, source: o.maxInputTokensGiven ? 'given' : 'model' },
+    rowsToSend,
+    rowsPerRequest: asked,
     requests,
     inputTokens,
     outputTokens,
@@ -214,28 +263,86 @@ export async function estimateJob(o: EstimateOptions): Promise<JobEstimate> {
     projects: o.projects,
     limits,
     limitsWhy,
-    noQuota: known?.noQuota ?? (start.tierHasNoQuota && !known ? start.why : undefined),
+    noQuota,
     headroom: config.headroom,
     minutesUnderRpm,
     minutesUnderTpm,
     daysUnderRpd,
     binding,
+    alone,
+    suggestion: noQuota ? undefined : suggestRowsPerRequest(chosen.figures, candidates),
     price,
-    costUsd: price ? (costs.find((c) => c.tier === (config.serviceTier ?? 'standard'))?.usd ?? costs[0]?.usd) : undefined,
-    costTier: config.serviceTier ?? 'standard',
-    tierCosts: costs,
+    costUsd: chosen.figures.costUsd,
+    costTier,
+    tierCosts: chosen.costs,
     cap:
       price && config.maxCostUsd !== undefined
         ? {
             capUsd: config.maxCostUsd,
             spentUsd: o.spentUsd ?? 0,
-            rows: rowsUnderBudget(price, rowInputs, rowOutput, Math.max(0, config.maxCostUsd - (o.spentUsd ?? 0))),
+            rows: rowsUnderBudget(price, chosen.inputs, chosen.requestOutputs, Math.max(0, config.maxCostUsd - (o.spentUsd ?? 0))).map((r) => ({
+              ...r,
+              rows: chosen.packed.rowsIn(r.rows),
+              ...(r.lowRows !== undefined ? { lowRows: chosen.packed.rowsIn(r.lowRows) } : {}),
+            })),
           }
         : undefined,
     billed: known?.billed ?? start.billed,
     hasUsageTiers: catalog.usageTiers,
     canCountTokens: catalog.countsTokens,
   };
+}
+
+/** The estimate of one K with what costs it: each request's input and output tokens, and the cost at every tier. */
+interface Figures {
+  packed: PackedRequests;
+  inputs: Float64Array;
+  requestOutputs: Float64Array;
+  costs: TierCost[];
+  figures: RequestFigures;
+}
+
+/** A row to send as plan hands it to the packers: what ../job/pack-rows.ts reads of a work item (row, cells, features). */
+function plannedItem(row: number, cells: string[], features: Float64Array): WorkItem {
+  return {
+    row,
+    cells,
+    fingerprint: '',
+    features,
+    attempts: 0,
+    earlierAttempts: 0,
+    notBefore: 0,
+    variant: undefined,
+    retriedFor: new Set(),
+    usage: { input: 0, output: 0, thoughts: 0 },
+    earlierUsage: { input: 0, output: 0, thoughts: 0 },
+    lastError: null,
+    key: null,
+  };
+}
+
+/**
+ * Output tokens of each kind of request: a row alone answers `perRow`; a packed answer holds each row's answer inside
+ * its item's JSON (`{"id":"bc","label":…},`) within `{"items":[…]}` (../prompt/pack-request.ts); a thinking budget
+ * bounds each request.
+ */
+function outputTokensOf(p: PreparedJob, perRow: number, thinking: { perRow: number | undefined; byOutputCap: boolean }): OutputTokens {
+  const field = p.config.labels ? 'label' : p.config.schema ? undefined : 'answer';
+  return {
+    alone: perRow,
+    perItem: perRow + jsonTokens(field ? `{"id":"bc","${field}":""},` : '{"id":"bc",},'),
+    perPack: jsonTokens('{"items":[]}'),
+    thinkingPerRequest: thinking.perRow,
+    thinkingPerRow: thinking.byOutputCap,
+  };
+}
+
+/**
+ * Tokens of a short JSON text: one per word and one per run of punctuation (`":"`, `","`, `"},`): subword vocabularies
+ * hold those runs whole (o200k_base, the simulator's tokenizer, counts `{"id":"bc","label":"late"},` as 9).
+ */
+function jsonTokens(text: string): number {
+  return (text.match(/[A-Za-z0-9_]+|[^A-Za-z0-9_\s]+/g) ?? []).length;
 }
 
 /**
@@ -268,36 +375,17 @@ function outputPerRow(p: PreparedJob, free: { insertedPerRow: number; given: num
 }
 
 /**
- * Thinking tokens per row: the --thinking-budget, else the model's least thinking (ModelInfo.leastReasoningTokens);
+ * Thinking tokens per request (a row alone, or a pack): the --thinking-budget, else the model's least thinking (ModelInfo.leastReasoningTokens);
  * when thinking is dynamic or set by level, at most --max-output-tokens, else unbounded.
  */
-function thinkingPerRow(p: PreparedJob, leastReasoningTokens: number | undefined, reasoningOff: string): { perRow: number | undefined; basis: string } {
+function thinkingPerRow(p: PreparedJob, leastReasoningTokens: number | undefined, reasoningOff: string): { perRow: number | undefined; basis: string; byOutputCap: boolean } {
   const budget = p.config.thinkingBudget ?? leastReasoningTokens;
-  if (budget === 0) return { perRow: 0, basis: `thinking off (${reasoningOff})` };
-  if (budget !== undefined && budget > 0) return { perRow: budget, basis: `at most the thinking budget, ${budget} per row` };
+  if (budget === 0) return { perRow: 0, basis: `thinking off (${reasoningOff})`, byOutputCap: false };
+  if (budget !== undefined && budget > 0) return { perRow: budget, basis: `at most the thinking budget, ${budget} per request`, byOutputCap: false };
   const max = p.config.maxOutputTokens;
   return max !== undefined
-    ? { perRow: max, basis: `thinking on: at most maxOutputTokens, ${max} per row` }
-    : { perRow: undefined, basis: 'thinking on and unbounded: set --thinking-budget or --max-output-tokens' };
-}
-
-/** A list of numbers that grows by doubling (a row's estimate each, for millions of rows without a boxed array). */
-class GrowingArray {
-  #values = new Float64Array(1024);
-  length = 0;
-
-  push(value: number): void {
-    if (this.length === this.#values.length) {
-      const next = new Float64Array(this.#values.length * 2);
-      next.set(this.#values);
-      this.#values = next;
-    }
-    this.#values[this.length++] = value;
-  }
-
-  at(index: number): number {
-    return this.#values[index] as number;
-  }
+    ? { perRow: max, basis: `thinking on: at most maxOutputTokens, ${max} per row`, byOutputCap: true }
+    : { perRow: undefined, basis: 'thinking on and unbounded: set --thinking-budget or --max-output-tokens', byOutputCap: false };
 }
 
 /**

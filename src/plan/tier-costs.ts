@@ -1,7 +1,7 @@
 /**
  * What a planned job costs at each billing tier its price lists (standard; Flex, Batch and Priority where the provider
  * offers them: ModelPrice.tiers, docs/service-tiers.md), and how many of its rows fit under a budget (--max-cost).
- * Rows are costed one by one — each request's own input tokens decide a long-prompt price (2.5 Pro above 200k) — and a
+ * Requests are costed one by one (a row, or a pack of rows with --rows-per-request) — each request's own input tokens decide a long-prompt price (2.5 Pro above 200k) — and a
  * budget is spent in input order, as classify sends them.
  */
 import { priceAt, requestCost, type BillingTier, type ModelPrice } from './price.js';
@@ -37,9 +37,10 @@ export function listedTiers(price: ModelPrice): BillingTier[] {
 
 /**
  * The job's cost at every tier `price` lists, USD.
- * @param inputs each row's input tokens; @param outputPerRow each row's output and thinking tokens.
+ * @param inputs each request's input tokens; @param outputPerRow each request's output and thinking tokens (one figure
+ * for every request, or one per request).
  */
-export function tierCosts(price: ModelPrice, inputs: ArrayLike<number>, outputPerRow: number): TierCost[] {
+export function tierCosts(price: ModelPrice, inputs: ArrayLike<number>, outputPerRow: Outputs): TierCost[] {
   return listedTiers(price).map((tier) => {
     const [top, low] = pricesOf(price, tier);
     const usd = sum(top!, inputs, outputPerRow);
@@ -47,8 +48,10 @@ export function tierCosts(price: ModelPrice, inputs: ArrayLike<number>, outputPe
   });
 }
 
-/** How many rows, from the first, fit under `budgetUsd` at every tier `price` lists. */
-export function rowsUnderBudget(price: ModelPrice, inputs: ArrayLike<number>, outputPerRow: number, budgetUsd: number): TierRows[] {
+/**
+ * How many requests, from the first, fit under `budgetUsd` at every tier `price` lists (with one row a request: rows).
+ */
+export function rowsUnderBudget(price: ModelPrice, inputs: ArrayLike<number>, outputPerRow: Outputs, budgetUsd: number): TierRows[] {
   return listedTiers(price).map((tier) => {
     const [top, low] = pricesOf(price, tier);
     const rows = prefixUnder(top!, inputs, outputPerRow, budgetUsd);
@@ -56,16 +59,23 @@ export function rowsUnderBudget(price: ModelPrice, inputs: ArrayLike<number>, ou
   });
 }
 
-function sum(price: ModelPrice, inputs: ArrayLike<number>, outputPerRow: number): number {
+/** Output and thinking tokens of each request: one figure for all, or one per request. */
+export type Outputs = number | ArrayLike<number>;
+
+function outputAt(outputs: Outputs, i: number): number {
+  return typeof outputs === 'number' ? outputs : (outputs[i] as number);
+}
+
+function sum(price: ModelPrice, inputs: ArrayLike<number>, outputPerRow: Outputs): number {
   let usd = 0;
-  for (let i = 0; i < inputs.length; i++) usd += requestCost(price, inputs[i] as number, outputPerRow);
+  for (let i = 0; i < inputs.length; i++) usd += requestCost(price, inputs[i] as number, outputAt(outputPerRow, i));
   return usd;
 }
 
-function prefixUnder(price: ModelPrice, inputs: ArrayLike<number>, outputPerRow: number, budgetUsd: number): number {
+function prefixUnder(price: ModelPrice, inputs: ArrayLike<number>, outputPerRow: Outputs, budgetUsd: number): number {
   let usd = 0;
   for (let i = 0; i < inputs.length; i++) {
-    usd += requestCost(price, inputs[i] as number, outputPerRow);
+    usd += requestCost(price, inputs[i] as number, outputAt(outputPerRow, i));
     if (usd > budgetUsd) return i;
   }
   return inputs.length;

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { Packer, type PackerOptions } from '../../src/job/pack-rows.js';
 import { packRequestBuilder } from '../../src/prompt/pack-request.js';
+import { modelRequestFeatures } from '../../src/prompt/request-features.js';
 import { compileTemplate } from '../../src/prompt/template.js';
 import { TokenEstimator, tokenFeatures } from '../../src/schedule/token-estimator.js';
 import type { WorkItem } from '../../src/schedule/work-item.js';
@@ -87,5 +88,25 @@ describe('the packer', () => {
     const again = Array.from({ length: 7 }, (_, i) => row(i, `again ${i}`));
     expect(sizes(p.pack(again, 3))).toEqual([3, 3, 1]);
     expect(p.pack(again.slice(0, 1), 10)).toEqual([again[0]]);
+  });
+
+  it("gives a pack the features of its whole request, as modelRequestFeatures counts the request it carries", () => {
+    const texts = ['plain words', 'digits 12345 and punctuation!?', 'two\nlines\n\nand a blank one', 'Wirtschaftlichkeitsberechnungen über Straße', '東京の天気 and 서울', '', '  spaces around  ', '"quoted", <tag> & {json}: [1]', 'émigré naïve café'];
+    const withExtras = packRequestBuilder({
+      model: 'gemini-2.5-flash',
+      system: 'You sort notes.\nBe brief.',
+      labels: ['a', 'b'],
+      schema: undefined,
+      temperature: 0,
+      maxOutputTokens: undefined,
+      thinkingBudget: undefined,
+      examples: [{ prompt: 'Classify: x', answer: 'a' }],
+    });
+    for (const b of [build, withExtras]) {
+      const p = packer({ build: b, rowsPerRequest: 4 });
+      const packs = p.pack(texts.map((t, i) => row(i, t)), 4).filter((item) => item.pack);
+      expect(packs.length).toBeGreaterThanOrEqual(2);
+      for (const item of packs) expect([...item.features]).toEqual([...modelRequestFeatures(item.pack!.request)]);
+    }
   });
 });
