@@ -5,6 +5,9 @@
 //   node bench/run.mjs S1 S4      # some scenarios
 //   BENCH_TOOLS=gemini-batch node bench/run.mjs S6     # some tools
 //   BENCH_RPM=120 BENCH_MINUTES=3 node bench/run.mjs   # S1–S5 at another rate / length
+//   BENCH_BASELINE=../base BENCH_TOOLS=gemini-batch,gemini-batch@baseline node bench/run.mjs S8
+//                                 # also runs the built checkout at ../base (its bin/gemini-batch.js) as the tool
+//                                 # gemini-batch@baseline, side by side with this one: a change measured before and after
 //
 // Efficiency = ideal ÷ wall. Wall: from the first request the simulator saw to the last row settled. Ideal: what a
 // perfect client needs for the same rows with the same answer times — it sends row k exactly when the binding quota
@@ -65,7 +68,14 @@ for (const [id, headers] of [['S1o-h', true], ['S1o-n', false], ['S3o-h', true],
   const base = scenarios[id.slice(0, 2)];
   scenarios[id] = { ...base, title: `${base.title}; --provider openai, headers ${headers ? 'on' : 'off'}`, provider: 'openai', openai: { style: 'openai', rateLimitHeaders: headers, retryAfterHeaders: headers }, tools: ['gemini-batch'] };
 }
+/** Another built checkout of gemini-batch, run as the tool `gemini-batch@baseline` (BENCH_BASELINE). */
+const baseline = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
+if (baseline) everyTool.push('gemini-batch@baseline');
 const tools = process.env.BENCH_TOOLS ? process.env.BENCH_TOOLS.split(',').filter((t) => everyTool.includes(t)) : everyTool;
+/** The checkout whose bin/gemini-batch.js a gemini-batch tool runs; undefined for a peer. */
+const checkoutOf = (tool) => (tool === 'gemini-batch' ? root : tool === 'gemini-batch@baseline' ? baseline : undefined);
+/** Whether scenario `s` runs `tool` (a baseline checkout runs wherever gemini-batch does). */
+const runsTool = (s, tool) => (s.tools ?? everyTool).includes(checkoutOf(tool) ? 'gemini-batch' : tool);
 
 function scenarioJson(id, s) {
   const projects = Array.from({ length: s.projects }, (_, p) => ({
@@ -191,12 +201,12 @@ async function measure(id, s, tool, ready) {
   await ready;
   let result;
   try {
-    if (tool === 'gemini-batch') {
+    if (checkoutOf(tool)) {
       const told = Object.entries(s.told).flatMap(([flag, value]) => [`--${flag}`, String(value)]);
       // --provider openai: one bearer key from OPENAI_API_KEY, the OpenAI dialect's /v1 base URL.
       const credentials = s.provider === 'openai' ? ['--provider', 'openai', '--base-url', `${sim.url}/v1`] : ['--keys-file', 'keys.txt', '--base-url', sim.url];
       const env = s.provider === 'openai' ? { ...process.env, OPENAI_API_KEY: keyLines[0].split(' ')[1] } : process.env;
-      const r = await run(process.execPath, [path.join(root, 'bin', 'gemini-batch.js'), 'classify', 'rows.csv', '--prompt', '{{text}}', '--labels', 'yes,no', ...credentials, ...told, '--json'], { cwd: dir, env });
+      const r = await run(process.execPath, [path.join(checkoutOf(tool), 'bin', 'gemini-batch.js'), 'classify', 'rows.csv', '--prompt', '{{text}}', '--labels', 'yes,no', ...credentials, ...told, '--json'], { cwd: dir, env });
       const summary = r.out.trim().split('\n').map((l) => { try { return JSON.parse(l); } catch { return {}; } }).find((e) => e.event === 'summary');
       if (!summary) throw new Error(`gemini-batch gave no summary:\n${r.out.slice(-2000)}`);
       result = { ok: summary.byStatus.ok, failed: summary.total - summary.byStatus.ok, endedAt: r.endedAt, exit: r.code, bound: summary.bound, notices: r.out.split('\n').filter((l) => l.includes('"notice"')).map((l) => JSON.parse(l).text) };
@@ -251,12 +261,14 @@ console.log(`benchmark: ${ids.join(', ')} × ${tools.join(', ')}; S1–S5 at R =
 // Every simulator starts (and builds its tokenizer) before any tool sends: start-up CPU must not stall a run.
 let go;
 const ready = new Promise((resolve) => (go = resolve));
-const runs = ids.flatMap((id) => tools.filter((t) => (scenarios[id].tools ?? everyTool).includes(t)).map((tool) => measure(id, scenarios[id], tool, ready).catch((error) => ({ id, tool, error: String(error.message ?? error) }))));
+const runs = ids.flatMap((id) => tools.filter((t) => runsTool(scenarios[id], t)).map((tool) => measure(id, scenarios[id], tool, ready).catch((error) => ({ id, tool, error: String(error.message ?? error) }))));
 setTimeout(go, 3_000 + 500 * runs.length);
 const results = await Promise.all(runs);
 
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
-const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root }).toString().trim() ? ' (with uncommitted changes)' : '';
+const describe = (dir) =>
+  `${execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dir }).toString().trim()}${execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: dir }).toString().trim() ? ' (with uncommitted changes)' : ''}`;
+const dirty = (describe(root).includes('uncommitted') ? ' (with uncommitted changes)' : '') + (baseline ? `; gemini-batch@baseline: commit ${describe(baseline)} at ${baseline}` : '');
 const fmt = (n, d = 0) => (n === undefined ? 'n/a (rows failed)' : n.toFixed(d));
 const pct = (b) => `${b.binding} ${Math.round(b.share * 100)} %`;
 const lines = [

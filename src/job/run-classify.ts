@@ -182,7 +182,8 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     pools: events.wrap(pools),
     gates,
     rows: packer ? packer.stream(onlineRows) : onlineRows,
-    ...(packer ? { repack: (again: WorkItem[], size: number) => packer.pack(again, size) } : {}),
+    // Packed jobs (--rows-per-request) send in order: no row passes a pack waiting for TPM room (schedule/look-ahead.ts).
+    ...(packer ? { repack: (again: WorkItem[], size: number) => packer.pack(again, size), lookAhead: { rows: 0 } } : {}),
     estimator,
     buildRequest: prepared.build,
     ...(endpoint.provider.quotaTokens ? { extraQuotaTokens: endpoint.provider.quotaTokens.bind(endpoint.provider) } : {}),

@@ -17,6 +17,8 @@
  *   larger than every TPM limit, go back to the queue in packs of at most half the size ({@link DispatcherOptions.repack}),
  *   down to one row, which is then judged as any row. The request's usage is split among its rows (./pack-usage.ts).
  * - Each time it stops sending, the dispatcher records what holds it back (./binding.ts).
+ * - Rows go in input order, except that a row waiting for TPM room may be passed by smaller rows read after it, within
+ *   a bounded look-ahead and a bounded delay of its own (./look-ahead.ts).
  */
 import { setMaxListeners } from 'node:events';
 import type { ModelAnswer, ModelCaller, ModelRequest } from '../providers/contract.js';
@@ -28,6 +30,8 @@ import { ConcurrencyGovernor } from './concurrency.js';
 import { EndpointHealth } from './endpoint-health.js';
 import { failureAction } from './failure-policy.js';
 import { LoadGuard } from './load-guard.js';
+import { HeadDeadline, LOOK_AHEAD_MAX_DELAY_MS, LOOK_AHEAD_ROWS, type LookAheadOptions } from './look-ahead.js';
+import { ReadAhead } from './read-ahead.js';
 import { processCeiling, readFdBudget } from './fd-budget.js';
 import type { LimiterWait, ProjectLimiter, Reservation } from './project-limiter.js';
 import type { Notice, RateLimitOutcome, RateLimitPolicy } from './rate-limit-policy.js';
@@ -137,6 +141,12 @@ export interface DispatcherOptions {
   processCeiling?: number;
   /** Overrides the per-key ceiling (tests); default ./concurrency.ts MAX_IN_FLIGHT_PER_KEY. */
   perKeyCeiling?: number;
+  /**
+   * Rows read after a row waiting for TPM room that may be sent in front of it, and how much later that row may go
+   * because of them (./look-ahead.ts). `rows: 0` sends strictly in order (packed jobs). Default
+   * {@link LOOK_AHEAD_ROWS} rows, {@link LOOK_AHEAD_MAX_DELAY_MS} ms.
+   */
+  lookAhead?: Partial<LookAheadOptions>;
   /** Watches this process's event loop (./load-guard.ts); null: no watch (tests on fake timers). Default: a new one. */
   loadGuard?: LoadGuard | null;
   random?: () => number;
@@ -182,10 +192,11 @@ export class Dispatcher {
   readonly #loadGuard: LoadGuard | null;
   readonly #timeout: RequestTimeout;
   readonly #retries = new RetryQueue();
-  readonly #fresh: WorkItem[] = [];
+  readonly #readAhead = new ReadAhead();
+  readonly #lookAheadRows: number;
+  readonly #headDeadline: HeadDeadline;
   readonly #abort = new AbortController();
   readonly #random: () => number;
-  #freshHead = 0;
   #inputDone = false;
   #filling = false;
   #stopping = false;
@@ -208,6 +219,8 @@ export class Dispatcher {
     this.#o = options;
     setMaxListeners(0, this.#abort.signal); // one listener per request in flight
     this.#random = options.random ?? Math.random;
+    this.#lookAheadRows = Math.max(0, options.lookAhead?.rows ?? LOOK_AHEAD_ROWS);
+    this.#headDeadline = new HeadDeadline(Math.max(0, options.lookAhead?.maxDelayMs ?? LOOK_AHEAD_MAX_DELAY_MS));
     this.#pools = options.pools.map((p, index) => ({
       ...p,
       index,
@@ -270,7 +283,7 @@ export class Dispatcher {
 
   /** Rows waiting (not in flight): queued retries plus rows read ahead from the input. */
   get waiting(): number {
-    return this.#retries.size + this.#fresh.length - this.#freshHead;
+    return this.#retries.size + this.#readAhead.size;
   }
 
   /** What holds the run back now, and until when when known. */
@@ -320,6 +333,7 @@ export class Dispatcher {
         break;
       }
       if (choice.kind === 'later') {
+        if (choice.wait === 'tpm' && Number.isFinite(choice.at)) this.#lookAhead(item, choice.at, now);
         this.#binding.set(WAIT_BINDING[choice.wait], now, Number.isFinite(choice.at) ? choice.at : undefined);
         wakeAt = Math.min(wakeAt, choice.at);
         break;
@@ -369,7 +383,7 @@ export class Dispatcher {
       return;
     }
     this.#arm(wakeAt, now);
-    if (!this.#inputDone && this.#fresh.length - this.#freshHead < this.#highWater() / 2) void this.#fill();
+    if (!this.#inputDone && this.#readAhead.span < this.#highWater() / 2) void this.#fill();
   }
 
   /** Recomputes the pools' limits (at most every {@link GOVERNOR_INTERVAL_MS}) and says once what keeps a project under its quota. */
@@ -389,19 +403,76 @@ export class Dispatcher {
   #peek(now: number): WorkItem | undefined {
     const retry = this.#retries.peek();
     if (retry && retry.notBefore <= now) return retry;
-    return this.#fresh[this.#freshHead];
+    return this.#readAhead.peek();
   }
 
+  /** Removes the row {@link #peek} gave from its queue. */
   #take(item: WorkItem): void {
+    this.#headDeadline.forget(item);
     if (this.#retries.peek() === item) this.#retries.pop();
-    else {
-      this.#fresh[this.#freshHead] = undefined as unknown as WorkItem;
-      this.#freshHead++;
-      if (this.#freshHead > 4096 && this.#freshHead * 2 > this.#fresh.length) {
-        this.#fresh.splice(0, this.#freshHead);
-        this.#freshHead = 0;
+    else this.#readAhead.takeHead();
+  }
+
+  /**
+   * Sends rows read after `head` in front of it while they may go now and leave `head` able to go by its deadline
+   * (./look-ahead.ts has the rule and why). `head` waits for TPM room until `readyAt` (ms, finite).
+   * @returns how many rows were sent.
+   */
+  #lookAhead(head: WorkItem, readyAt: number, now: number): number {
+    if (this.#lookAheadRows === 0 || head.pack) return 0;
+    const deadline = this.#headDeadline.of(head, readyAt);
+    if (deadline <= now) return 0;
+    const headTokens = this.#tokensOf(head);
+    const open = this.#openGates(now);
+    // No row larger than the most room any project has now can go: skip it without asking the limiters.
+    let room = 0;
+    for (const gate of open) room = Math.max(room, gate.limiter.tpmRoom(now));
+    let sent = 0;
+    for (const [index, item] of this.#readAhead.behind(this.#lookAheadRows)) {
+      if (item === head || item.pack || item.notBefore > now) continue;
+      if (this.#o.estimator.estimate(item.features) > room) continue;
+      const choice = this.#choose(item, now);
+      if (choice.kind === 'wait-slot') break; // no free slot: no row can go
+      if (choice.kind === 'later') {
+        if (choice.wait === 'tpm') continue;
+        break; // RPM, a pause or a park hold every row alike
       }
+      if (choice.kind !== 'go') continue; // too large, or blocked: judged when it reaches the head
+      const due = open.some((gate) =>
+        (gate === choice.gate ? gate.limiter.whenReadyAfter(headTokens, choice.tokens, now) : gate.limiter.whenReady(headTokens, now)).at <= deadline,
+      );
+      if (!due) continue;
+      let sending: { request: ModelRequest; hold: BudgetHold | undefined } | undefined;
+      if (this.#o.budget) {
+        const request = this.#request(item);
+        const budget = this.#o.budget.tryReserve(item, request);
+        if ('refused' in budget) break; // the head's own turn decides what a refusal means
+        sending = { request, hold: budget.hold };
+      }
+      this.#readAhead.takeAt(index);
+      this.#dispatch(item, choice.pool, choice.gate, choice.tokens, now, sending);
+      sent++;
+      room = 0;
+      for (const gate of open) room = Math.max(room, gate.limiter.tpmRoom(now));
     }
+    return sent;
+  }
+
+  /** The gates of projects with a pool that is not stopped and no pause, park or disablement at `now`. */
+  #openGates(now: number): ProjectGate[] {
+    const gates = new Set<ProjectGate>();
+    for (const pool of this.#pools) {
+      if (pool.stopped) continue;
+      const gate = this.#o.gates.get(pool.project) as ProjectGate;
+      if (!gates.has(gate) && gate.limiter.heldAt(now) === undefined) gates.add(gate);
+    }
+    return [...gates];
+  }
+
+  /** Input tokens a work item reserves: the estimate of its prompt plus what the server charges beyond it. */
+  #tokensOf(item: WorkItem): number {
+    const extra = this.#o.extraQuotaTokens?.(this.#request(item)) ?? 0;
+    return this.#o.estimator.estimate(item.features) + extra;
   }
 
   #choose(
@@ -413,8 +484,7 @@ export class Dispatcher {
     | { kind: 'wait-slot' }
     | { kind: 'too-large'; tokens: number; limit: number }
     | { kind: 'blocked'; end: DispatchEnd } {
-    const extra = this.#o.extraQuotaTokens?.(this.#request(item)) ?? 0;
-    const tokens = this.#o.estimator.estimate(item.features) + extra;
+    const tokens = this.#tokensOf(item);
     const open = new Map<string, ProjectGate>();
     const parked: Array<{ until: number; reason: string }> = [];
     const reasons: string[] = [];
@@ -486,14 +556,14 @@ export class Dispatcher {
     if (this.#filling || this.#inputDone) return;
     this.#filling = true;
     try {
-      while (!this.#stopping && !this.#ended && this.#fresh.length - this.#freshHead < this.#highWater()) {
+      while (!this.#stopping && !this.#ended && this.#readAhead.span < this.#highWater()) {
         const next = await this.#o.rows.next();
         if (next.done) {
           this.#inputDone = true;
           break;
         }
-        this.#fresh.push(next.value);
-        if (this.#fresh.length - this.#freshHead === 1 || this.stats.inFlight === 0) this.#pump();
+        this.#readAhead.push(next.value);
+        if (this.#readAhead.size === 1 || this.stats.inFlight === 0) this.#pump();
       }
     } catch (error) {
       this.#fail(error);

@@ -38,6 +38,16 @@ export class Pacer {
     return Math.max(now, this.#tat + units * this.#msPerUnit - tolerance);
   }
 
+  /**
+   * Earliest time ≥ now at which `units` may pass if `ahead` units passed at `now` first (what {@link take} of `ahead`
+   * now would leave): for asking whether sending something else first delays a waiting request.
+   */
+  earliestAfter(ahead: number, units: number, now: number): number {
+    if (ahead <= 0) return this.earliest(units, now);
+    const tolerance = this.#burst * this.#msPerUnit;
+    return Math.max(now, Math.max(this.#tat, now) + (ahead + units) * this.#msPerUnit - tolerance);
+  }
+
   /** Records `units` passing at `now` (call when {@link earliest} ≤ now). */
   take(units: number, now: number): void {
     this.#tat = Math.max(this.#tat, now) + units * this.#msPerUnit;

@@ -249,20 +249,46 @@ export class ProjectLimiter {
 
   /** {@link readyAt} with the constraint that sets it (`none` when a request may start now). */
   whenReady(tokens: number, now: number): { at: number; wait: LimiterWait } {
+    return this.#whenReady(tokens, 0, now);
+  }
+
+  /**
+   * {@link whenReady} for a request of `tokens` if one other request of `aheadTokens` were sent at `now` first (it would
+   * count in every window from now until at least 60 s later, so it is counted as still sending). The dispatcher's
+   * look-ahead asks this before sending a later row in front of a waiting one (./look-ahead.ts).
+   */
+  whenReadyAfter(tokens: number, aheadTokens: number, now: number): { at: number; wait: LimiterWait } {
+    return this.#whenReady(tokens, aheadTokens, now);
+  }
+
+  /** @param ahead input tokens of one request imagined sent at `now` before this one; 0: none. */
+  #whenReady(tokens: number, ahead: number, now: number): { at: number; wait: LimiterWait } {
     const hold = this.hold(now);
     if (hold && hold.kind !== 'paused') return { at: Infinity, wait: hold.kind };
     const tpm = this.tpmCeiling;
     if (tokens > tpm) return { at: Infinity, wait: 'tpm' };
     const paused = hold?.until ?? now;
-    const rpmAt = Math.max(this.#rpmWindow.earliestFit(1 + this.#rpmSending, this.rpmCeiling, now), this.#rpmPacer.earliest(1, now));
+    const aheadRequests = ahead > 0 ? 1 : 0;
+    const rpmAt = Math.max(
+      this.#rpmWindow.earliestFit(1 + this.#rpmSending + aheadRequests, this.rpmCeiling, now),
+      this.#rpmPacer.earliestAfter(aheadRequests, 1, now),
+    );
     // The margin never makes a request that fits an empty window wait forever: it is capped at what is left.
-    const needed = tokens + this.#tpmSending;
-    const margin = TPM_MARGIN_Z * Math.sqrt(this.#uncertainty + (this.#estimateError * tokens) ** 2);
+    const needed = tokens + ahead + this.#tpmSending;
+    const margin = TPM_MARGIN_Z * Math.sqrt(this.#uncertainty + (this.#estimateError * tokens) ** 2 + (this.#estimateError * ahead) ** 2);
     const weight = needed > tpm ? needed : Math.min(tpm, needed + margin);
-    const tpmAt = Math.max(this.#tpmWindow.earliestFit(weight, tpm, now), this.#tpmPacer.earliest(tokens, now));
+    const tpmAt = Math.max(this.#tpmWindow.earliestFit(weight, tpm, now), this.#tpmPacer.earliestAfter(ahead, tokens, now));
     const at = Math.max(paused, rpmAt, tpmAt);
     if (at <= now) return { at, wait: 'none' };
     return { at, wait: paused >= rpmAt && paused >= tpmAt ? 'paused' : rpmAt >= tpmAt ? 'rpm' : 'tpm' };
+  }
+
+  /**
+   * Input tokens the TPM window has room for now (its ceiling less what it holds and what is still sending), ≥ 0: an
+   * upper bound on what a request may reserve now, before the estimate margin and the pacer.
+   */
+  tpmRoom(now: number): number {
+    return Math.max(0, this.tpmCeiling - this.#tpmWindow.sum(now) - this.#tpmSending);
   }
 
   /** True when a request of `tokens` can never pass this project's TPM window. */
