@@ -41,9 +41,9 @@ export interface BatchRunnerOptions {
   journal(): Journal;
   /** The lines of the rows `select` admits that still need an answer, in input order (../job wires rows to lines). */
   lines(select: (row: number) => boolean): AsyncIterable<ChunkLine>;
-  judge(answer: ModelAnswer): Verdict;
+  judge: (answer: ModelAnswer) => Verdict;
   /** Journals one row (and counts it). */
-  finish(entry: JournalEntry): void;
+  finish: (entry: JournalEntry) => void;
   maxAttempts: number;
   /** Rows per chunk at most (--batch-size). */
   batchSize: number;

@@ -97,7 +97,7 @@ export async function collectResults(o: CollectOptions): Promise<Collected> {
     o.finish({
       row,
       fp,
-      status: outcome.status as JournalEntry['status'],
+      status: outcome.status,
       label: outcome.label,
       ...(outcome.fields ? { fields: outcome.fields } : {}),
       raw: outcome.raw,

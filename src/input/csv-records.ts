@@ -66,7 +66,7 @@ export async function* streamCsvRecords(plan: CsvPlan): AsyncGenerator<RawRecord
   const source = Readable.from(skipLines(decodeFile({ ...plan, start: plan.bomLength }), plan.skipLines), {
     objectMode: false,
   });
-  let sourceError: unknown;
+  let sourceError: Error | undefined;
   source.once('error', (error) => {
     sourceError = error;
     parser.destroy(error);
@@ -95,7 +95,7 @@ export async function* streamCsvRecords(plan: CsvPlan): AsyncGenerator<RawRecord
 async function* drain(parser: Readable): AsyncGenerator<RawRecord[]> {
   let wake: (() => void) | undefined;
   let ended = false;
-  let failure: unknown;
+  let failure: Error | undefined;
   const notify = (): void => {
     const resolve = wake;
     wake = undefined;

@@ -19,13 +19,14 @@ function valueText(value: unknown, numFmt: string | undefined, date1904: boolean
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || value instanceof Date) return formatNumber(value, numFmt, date1904);
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (typeof value !== 'object') return String(value);
+  if (typeof value === 'bigint' || typeof value === 'symbol') return value.toString();
+  if (typeof value !== 'object') return ''; // a function: no cell holds one
   if ('error' in value) return String((value as ExcelJS.CellErrorValue).error);
   if ('richText' in value) return (value as ExcelJS.CellRichTextValue).richText.map((run) => run.text).join('');
   if ('hyperlink' in value) return valueText((value as ExcelJS.CellHyperlinkValue).text, numFmt, date1904);
   if ('formula' in value || 'sharedFormula' in value) {
     return valueText((value as ExcelJS.CellFormulaValue).result, numFmt, date1904);
   }
-  if ('text' in value) return valueText((value as { text: unknown }).text, numFmt, date1904);
+  if ('text' in value) return valueText((value).text, numFmt, date1904);
   return '';
 }

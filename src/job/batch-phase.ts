@@ -40,7 +40,7 @@ export interface BatchPhaseOptions {
   jobDir: string;
   /** The job's batch log file (`batches.jsonl`). */
   logFile: string;
-  journal(): Journal;
+  journal: () => Journal;
   /** The job's rows still to answer, in input order, admitted by `select` (../job/row-source.ts). */
   rows(select: (row: number) => boolean): AsyncIterable<WorkItem>;
   build(cells: readonly string[], variant?: RequestVariant): ModelRequest;
@@ -48,7 +48,7 @@ export interface BatchPhaseOptions {
   mode: AnswerMode;
   maxAttempts: number;
   tally(): JobTally;
-  notice(key: string, text: string): void;
+  notice: (key: string, text: string) => void;
   signal: AbortSignal;
 }
 

@@ -51,7 +51,7 @@ export interface JobIdentity {
   /** Where the answers come from (./endpoint.ts `answerSourceOf`). */
   source: AnswerSource;
   /** The fingerprint tying a row to its answer (./answer-fingerprint.ts). */
-  fingerprint(cells: readonly string[]): string;
+  fingerprint: (cells: readonly string[]) => string;
 }
 
 /** The settings that change answers, compared on resume (the model is in the manifest's `source`). */

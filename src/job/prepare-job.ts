@@ -26,11 +26,11 @@ export interface PreparedJob {
   mode: AnswerMode;
   layout: ResultLayout;
   /** The request of a row. */
-  build(cells: readonly string[], variant?: RequestVariant): ModelRequest;
+  build: (cells: readonly string[], variant?: RequestVariant) => ModelRequest;
   /** The request of a pack of rows: their rendered prompts and their ids (--rows-per-request). */
-  buildPack(prompts: readonly string[], ids: readonly string[]): ModelRequest;
+  buildPack: (prompts: readonly string[], ids: readonly string[]) => ModelRequest;
   /** Token features of a row's whole request. */
-  features(cells: readonly string[]): Float64Array;
+  features: (cells: readonly string[]) => Float64Array;
 }
 
 /** @throws UsageError / InputError (exit 2). */

@@ -36,7 +36,7 @@ export class RequestLog {
   /** Reads `file` when it exists (nothing is created until the first {@link increment}). */
   constructor(file: string) {
     this.#file = file;
-    let text = '';
+    let text: string;
     try {
       const fd = fs.openSync(file, fs.constants.O_RDONLY | O_NOFOLLOW);
       try {

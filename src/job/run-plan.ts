@@ -92,7 +92,7 @@ export async function runPlan(input: string, raw: PlanOptions, io: Pick<Io, 'std
       projects,
       ...(knownLimits ? { knownLimits } : {}),
       ...(endpoint && raw.countTokens ? { countTokens: countWith(endpoint, config.model) } : {}),
-      ...(raw.outputTokens !== undefined ? { outputTokensPerRow: positiveInt('--output-tokens', raw.outputTokens) as number } : {}),
+      ...(raw.outputTokens !== undefined ? { outputTokensPerRow: positiveInt('--output-tokens', raw.outputTokens) } : {}),
       maxInputTokensGiven: raw.maxInputTokens !== undefined,
       ...(journal && price ? { spentUsd: journalSpend(journal, price) } : {}),
     });

@@ -16,7 +16,7 @@ import type { JournalEntry } from './journal-entry.js';
 import { ROW_STATUSES, isRowStatus } from '../row-status.js';
 
 /** The statuses a journal entry can have, in code order: code 1 is `ok`, 2 `failed`… (0 means "no entry"). */
-export const ENTRY_STATUSES = ROW_STATUSES.filter((s) => s !== 'pending') as Exclude<(typeof ROW_STATUSES)[number], 'pending'>[];
+export const ENTRY_STATUSES = ROW_STATUSES.filter((s) => s !== 'pending');
 /** A row status a journal entry can have: any but `pending`. */
 export type EntryStatus = JournalEntry['status'];
 

@@ -259,7 +259,7 @@ export class Journal {
       try {
         this.flush();
       } catch (error) {
-        reject(error as Error);
+        reject(error);
         return;
       } finally {
         fs.closeSync(this.fd);

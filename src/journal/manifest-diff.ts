@@ -128,7 +128,7 @@ function isLong(s: string): boolean {
 function show(v: unknown): string {
   if (v === undefined) return '(none)';
   const s = JSON.stringify(v);
-  return s === undefined ? String(v) : clip(s);
+  return s === undefined ? `(${typeof v})` : clip(s); // a function or a symbol: JSON has neither
 }
 
 function clip(s: string): string {

@@ -33,7 +33,7 @@ export function createDelimitedWriter(spec: OutputSpec, format: 'csv' | 'tsv', d
     eof: true,
   };
   const escape = spec.escapeFormulas !== false;
-  const encode = (cells: readonly string[]): string => stringify([escape ? cells.map(escapeFormula) : (cells as string[])], options);
+  const encode = (cells: readonly string[]): string => stringify([escape ? cells.map(escapeFormula) : cells], options);
   const sepLine = format === 'csv' && spec.sepLine === true ? `sep=${delimiter}${options.record_delimiter}` : '';
   const preamble = (spec.bom ? '\ufeff' : '') + sepLine + encode(spec.columns);
   return createTextWriter(spec.target, format, spec.columns.length, preamble, encode, spec.stdout);

@@ -27,7 +27,7 @@ export async function openTextOutput(target: string, stdout: NodeJS.WritableStre
 }
 
 class StreamOutput implements TextOutput {
-  private failure: unknown;
+  private failure: Error | undefined;
   private state: 'open' | 'committed' | 'aborted' = 'open';
   private committing: Promise<void> | undefined;
 
@@ -57,16 +57,21 @@ class StreamOutput implements TextOutput {
     return this.committing;
   }
 
+  /** Throws the stream's error, if it had one (a method: after an await, TypeScript still narrows `this.failure`). */
+  private throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure;
+  }
+
   private async finish(): Promise<void> {
     if (this.state === 'aborted') throw writeFailed(this.target, new Error('the output was aborted'));
     try {
-      if (this.failure !== undefined) throw this.failure;
+      this.throwIfFailed();
       if (this.temp === null) {
         if (this.stream.writableNeedDrain) await once(this.stream, 'drain');
       } else {
         this.stream.end();
         await once(this.stream, 'close');
-        if (this.failure !== undefined) throw this.failure;
+        this.throwIfFailed();
         await publishTempFile(this.temp, this.target);
       }
       this.state = 'committed';

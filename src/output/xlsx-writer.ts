@@ -73,7 +73,7 @@ class XlsxWriter implements OutputWriter {
   private readonly quoted: { data: Partial<ExcelJS.Style>; header: Partial<ExcelJS.Style> } | undefined;
   private cutCells = 0;
   private firstCut: CutCell | undefined;
-  private failure: unknown;
+  private failure: Error | undefined;
   private state: 'open' | 'committing' | 'committed' | 'aborted' = 'open';
   private committing: Promise<void> | undefined;
 
@@ -215,6 +215,7 @@ class XlsxWriter implements OutputWriter {
  * escape (ECMA-376 Part 1, §22.9.2.19 ST_Xstring).
  */
 export function encodeXlsxText(text: string): string {
+  // eslint-disable-next-line no-control-regex -- the control characters are what this escapes
   return text.replace(/_(?=x[0-9A-Fa-f]{4}_)|[\u0000-\u0008\u000b-\u001f\ufffe\uffff]/g, (c) =>
     `_x${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`,
   );

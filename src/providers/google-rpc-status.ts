@@ -38,7 +38,7 @@ export function parseRpcStatus(text: string): RpcStatus | null {
 }
 
 function envelopeOf(value: unknown): RpcStatus | null {
-  const body = Array.isArray(value) ? value[0] : value;
+  const body: unknown = Array.isArray(value) ? value[0] : value;
   if (!isObject(body) || !isObject(body.error)) return null;
   const error = body.error;
   const details = Array.isArray(error.details) ? error.details.flatMap(detailOf) : [];

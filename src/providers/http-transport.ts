@@ -167,11 +167,16 @@ function http1(url: URL, init: RequestInit | undefined, onUploaded: UploadListen
   });
 }
 
+/**
+ * Sends a fetch body of any form: a string or bytes as they are, a stream piped, and any other form (Blob, ArrayBuffer,
+ * a DataView, URLSearchParams) as the bytes `new Response(body)` reads from it, as fetch itself would send them
+ * (`String(body)` sent "[object Blob]").
+ */
 function writeBody(request: NodeJS.WritableStream, body: RequestInit['body'] | undefined): void {
   if (body === undefined || body === null) request.end();
   else if (typeof body === 'string' || body instanceof Uint8Array) request.end(body);
   else if (body instanceof ReadableStream) Readable.fromWeb(body as never).pipe(request);
-  else request.end(String(body));
+  else Readable.fromWeb(new Response(body).body as never).pipe(request);
 }
 
 // ---- HTTP/2 -----------------------------------------------------------------------------------------------------

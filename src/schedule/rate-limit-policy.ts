@@ -16,7 +16,7 @@
  * at a limit, and one comes now and then at any rate. So the project pauses briefly (0.5–1 s with equal jitter, doubling
  * for 429s that follow each other, or the server's retryDelay when it gave one), the rate drops moderately (× 0.85) —
  * relative to the rate actually achieved over the last minute when that is well below the target (at least
- * {@link MEANINGFUL_INTERVAL_MS} of sending: a young window holds too few requests to say anything), else relative to
+ * MEANINGFUL_INTERVAL_MS of ./project-limiter.ts of sending: a young window holds too few requests to say anything), else relative to
  * the target, so that earlier pauses do not compound — and recovers multiplicatively (× 1.2 every 3 s without a 429),
  * back to the full rate within seconds. A per-minute 429 at our own known limit is strong evidence (a
  * smaller burst, or another client in the project): no bursts, rate × 0.8, recovering additively (a tenth of the
@@ -29,7 +29,7 @@
 import type { LimitHints } from '../providers/contract.js';
 import type { RateLimitDetails, RateLimitHit } from '../providers/failures.js';
 import { equalJitterDelay, serverDelayWithJitter } from './backoff.js';
-import { MEANINGFUL_INTERVAL_MS, type ProjectLimiter } from './project-limiter.js';
+import type { ProjectLimiter } from './project-limiter.js';
 
 /** What happened to the project, and whether the row's attempt counts against --max-attempts. */
 export interface RateLimitOutcome {

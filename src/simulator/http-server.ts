@@ -15,6 +15,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { constants as h2, createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import zlib from 'node:zlib';
 import { routeBatchApi } from './batch-http.js';
 import { notFoundPath, rpcError } from './error-bodies.js';
@@ -252,7 +253,7 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
   let server: Server | Http2SecureServer;
   if (tls) {
     const secure = createSecureServer({ key: tls.key, cert: tls.cert, allowHTTP1: true, settings: { maxConcurrentStreams: 100 } }, handle);
-    secure.on('tlsClientError', (_err, socket) => socket.destroy());
+    secure.on('tlsClientError', (_err: Error, socket: TLSSocket) => socket.destroy());
     server = secure;
   } else {
     const plain = createServer(handle);

@@ -172,7 +172,7 @@ export function readChatRequest(body: unknown, o: ChatReadOptions): ReadResult {
   const effort = body.reasoning_effort;
   if (effort !== undefined && effort !== null) {
     const e = typeof effort === 'string' ? EFFORT[effort] : undefined;
-    if (!e) return bad(`Invalid value: '${String(effort)}'. Supported values are: 'none', 'minimal', 'low', 'medium', and 'high'.`, 'reasoning_effort', 'invalid_value');
+    if (!e) return bad(`Invalid value: '${typeof effort === 'string' ? effort : JSON.stringify(effort)}'. Supported values are: 'none', 'minimal', 'low', 'medium', and 'high'.`, 'reasoning_effort', 'invalid_value');
     if (e.budget !== undefined) view.thinkingBudget = e.budget;
     if (e.level !== undefined) view.thinkingLevel = e.level;
   }

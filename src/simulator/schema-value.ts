@@ -20,7 +20,7 @@ function typeOf(schema: Obj): string | undefined {
   const t = schema.type;
   if (typeof t === 'string') return t.toLowerCase();
   if (Array.isArray(t)) {
-    const first = t.find((x) => typeof x === 'string' && x.toLowerCase() !== 'null');
+    const first: unknown = t.find((x) => typeof x === 'string' && x.toLowerCase() !== 'null');
     return typeof first === 'string' ? first.toLowerCase() : undefined;
   }
   if (isObj(schema.properties)) return 'object';

@@ -83,7 +83,7 @@ describe('batches outside a classify run', () => {
     // The same classify command: the cancelled batches give their rows back; new batches answer them.
     const resumed = await runMain(args, { cwd: dir });
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
-    const out = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    const out = parse<Record<string, string>>(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true });
     expect(out).toHaveLength(40);
     expect(out.every((r) => r.status === 'ok')).toBe(true);
     expect(sim.stats().batches.created).toBe(4);

@@ -69,7 +69,7 @@ describe('classify --batch', () => {
     const batchBytes = readFileSync(path.join(dir, 'batch.csv'));
     expect(createHash('sha256').update(batchBytes).digest('hex')).toBe(createHash('sha256').update(onlineBytes).digest('hex'));
 
-    const rows = parse(batchBytes, { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(batchBytes, { columns: true });
     expect(rows).toHaveLength(ROWS);
     const blocked = rows.filter((r) => r.status === 'blocked');
     expect(blocked.map((r) => Number(r.id) - 1)).toEqual(Array.from({ length: ROWS }, (_, i) => i).filter((i) => i % 50 === 7));

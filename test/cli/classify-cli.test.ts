@@ -86,7 +86,7 @@ describe('classify CLI', () => {
     const result = await runMain(['classify', 'small.csv', '--prompt', '{{topic}}', '--labels', 'a,b', '--keys-file', 'keys.txt', '--base-url', 'http://127.0.0.1:9', '-o', 'unreachable.csv', '--job-dir', 'unreachable-job'], { cwd: dir });
     expect(result.code).toBe(3);
     expect(result.stdout).toMatch(/no answer from the API: .*ECONNREFUSED/);
-    const rows = parse(readFileSync(path.join(dir, 'unreachable.csv')), { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(readFileSync(path.join(dir, 'unreachable.csv')), { columns: true });
     expect(rows.map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
   });
 
@@ -122,7 +122,7 @@ describe('classify CLI', () => {
   it('-o - writes CSV to stdout; a blocked row makes exit 1; formulas are neutralized', async () => {
     const result = await runMain(['classify', 'small.csv', '--prompt', 'Topic: {{topic}}', '--labels', 'finance,other', '--keys-file', 'keys.txt', '--base-url', sim.url, '-o', '-'], { cwd: dir });
     expect(result.code).toBe(1);
-    const rows = parse(result.stdout, { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(result.stdout, { columns: true });
     expect(rows.map((r) => r.id)).toEqual(['1', '2', '3']);
     expect(rows[0]?.status).toBe('ok');
     expect(rows[1]).toMatchObject({ status: 'blocked', label: '' });

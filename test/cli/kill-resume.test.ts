@@ -69,7 +69,7 @@ describe('classify survives SIGKILL and resumes exactly', () => {
     expect(second.code).toBe(0);
 
     // Which rows did the second run send? Map each request's prompt hash back to its row.
-    const records = parse(readFileSync(path.join(dir, 'topics.csv')), { columns: true }) as Array<Record<string, string>>;
+    const records = parse<Record<string, string>>(readFileSync(path.join(dir, 'topics.csv')), { columns: true });
     const rowOfPrompt = new Map<string, number>();
     records.forEach((r, i) => {
       const text = PROMPT.replace(/\{\{([^}]+)\}\}/g, (_m, name: string) => r[name] ?? '');
@@ -80,7 +80,7 @@ describe('classify survives SIGKILL and resumes exactly', () => {
     for (const row of resent) expect(journaled.has(row as number)).toBe(false);
     expect(resent.length).toBeGreaterThanOrEqual(656 - journaled.size);
 
-    const output = parse(readFileSync(path.join(dir, 'topics.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    const output = parse<Record<string, string>>(readFileSync(path.join(dir, 'topics.classified.csv')), { columns: true });
     expect(output).toHaveLength(records.length);
     output.forEach((row, i) => {
       expect(row['Level 0 URI']).toBe(records[i]?.['Level 0 URI']);

@@ -58,7 +58,7 @@ describe('--max-cost', () => {
     expect(status.costUsd).toBeCloseTo(billed(), 10);
     // Most of the cap is used: what is left is less than a few requests' reservations (≈ $0.0001 each).
     expect(status.costUsd).toBeGreaterThan(cap - 0.0005);
-    const rows = parse(readFileSync(path.join(dir, 'topics.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(readFileSync(path.join(dir, 'topics.classified.csv')), { columns: true });
     expect(rows).toHaveLength(300);
     const waiting = rows.filter((r) => r.status === 'pending');
     expect(waiting.length).toBeGreaterThan(0);

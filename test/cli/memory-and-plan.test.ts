@@ -134,6 +134,6 @@ describe('request shape', () => {
 });
 
 it('the output of a plain job still parses', () => {
-  const rows = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+  const rows = parse<Record<string, string>>(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true });
   expect(rows).toHaveLength(120);
 });

@@ -42,11 +42,11 @@ async function serve(scenario: Record<string, unknown>): Promise<string> {
 async function classify(args: string[], env: Record<string, string> = { OPENAI_API_KEY: KEY }): Promise<MainResult & { said: string }> {
   const result = await runMain(['classify', ...args, '--provider', 'openai'], { cwd: dir, env });
   printed.push(result);
-  return { ...result, said: result.stdout + result.said };
+  return { ...result, said: result.stdout + result.stderr };
 }
 
 function rowsOf(file: string): Array<Record<string, string>> {
-  return parse(readFileSync(path.join(dir, file), 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>;
+  return parse<Record<string, string>>(readFileSync(path.join(dir, file), 'utf8'), { columns: true, bom: true });
 }
 
 function allFiles(root: string): string[] {

@@ -51,7 +51,7 @@ describe('a pack killed in flight', () => {
     for (const line of lines) perRow.set(line.row, (perRow.get(line.row) ?? 0) + 1);
     expect(perRow.size).toBe(ROWS);
     expect([...perRow.values()].every((n) => n === 1)).toBe(true);
-    const output = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    const output = parse<Record<string, string>>(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true });
     expect(output).toHaveLength(ROWS);
     expect(output.every((r) => r.status === 'ok')).toBe(true);
   });

@@ -64,8 +64,8 @@ describe.each(cases)('$file', (c) => {
       from_line: c.read.fromLine ?? 1,
       relax_column_count: true,
       skip_empty_lines: true,
-    }) as string[][];
-    const output = parse(outputBytes, { delimiter: c.read.delimiter, bom: true }) as string[][];
+    });
+    const output = parse(outputBytes, { delimiter: c.read.delimiter, bom: true });
     expect(output).toHaveLength(c.records + 1);
     expect(source).toHaveLength(c.records + 1);
     const width = source[0]!.length;

@@ -154,7 +154,7 @@ describe('resume', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/torn/);
     expect(journalRows(dir).has(lostRow)).toBe(true);
-    const out = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    const out = parse<Record<string, string>>(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true });
     expect(out.map((r) => r.status)).toEqual(Array(10).fill('ok'));
     // Every line of the journal is whole again.
     for (const line of readFileSync(journal, 'utf8').trimEnd().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
@@ -173,7 +173,7 @@ describe('resume', () => {
     expect(ended.stdout).toContain('stopping: no new requests');
     // Run as `node <path>/bin/gemini-batch.js`, the printed command says so: it runs as printed.
     expect(ended.stdout).toContain(`resume with: node ${binPath} classify rows.csv`);
-    const out = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    const out = parse<Record<string, string>>(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true });
     expect(out).toHaveLength(400);
     expect(out.filter((r) => r.status === 'pending').length).toBeGreaterThan(0);
     expect(out.filter((r) => r.status === 'ok').length).toBe(journalRows(dir).size);
@@ -182,7 +182,7 @@ describe('resume', () => {
     expect(resumed.code).toBe(0);
     const kept = out.filter((r) => r.status === 'ok').length;
     expect(resumed.stdout).toContain(`400 rows: ${kept} kept from earlier runs, ${400 - kept} to send`);
-    const done = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    const done = parse<Record<string, string>>(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true });
     expect(done.every((r) => r.status === 'ok')).toBe(true);
   });
 
@@ -210,7 +210,7 @@ describe('resume', () => {
     expect(lines.pop()).toBe('');
     expect(lines.map((l) => (JSON.parse(l) as { row: number }).row).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i));
     // No request after row 100's: the first Ctrl-C stopped dispatching, the second sent nothing either.
-    expect((await simLog(slowSeq!)).filter((e) => e.endpoint === 'generateContent')).toEqual([]);
+    expect((await simLog(slowSeq)).filter((e) => e.endpoint === 'generateContent')).toEqual([]);
     // The run's record says how it ended, for status.
     const runs = readFileSync(path.join(dir, 'rows.gemini-batch', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { exitCode: number | null; finished: number });
     expect(runs.at(-1)).toMatchObject({ exitCode: 3, finished: 100 });
@@ -229,7 +229,7 @@ describe('resume', () => {
     expect(again.code).toBe(1); // a plain resume does not resend failed rows
     const retried = await runMain(['classify', 'rows.csv', ...base, '--base-url', sim.url, '--retry-errors'], { cwd: dir, env });
     expect(retried.code).toBe(0);
-    const out = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    const out = parse<Record<string, string>>(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true });
     expect(out.map((r) => r.status)).toEqual(Array(5).fill('ok'));
   });
 
@@ -238,8 +238,8 @@ describe('resume', () => {
     copyFileSync(path.join(repoRoot, 'test', 'fixtures', 'data', 'cip-2020-nces.csv'), path.join(dir, 'cip.csv'));
     const args = ['classify', 'cip.csv', '--prompt', '{{CIPTitle}}: {{CIPDefinition}}', '--labels', 'stem,other', '--base-url', sim.url, '--limit', '40', '--rpm', '1000000', '--tpm', '1000000000'];
     for (const ext of ['tsv', 'jsonl', 'xlsx']) expect((await runMain([...args, '-o', `out.${ext}`], { cwd: dir, env })).code).toBe(0);
-    const source = (parse(readFileSync(path.join(dir, 'cip.csv')), { columns: true }) as Array<Record<string, string>>).slice(0, 40);
-    const tsv = parse(readFileSync(path.join(dir, 'out.tsv')), { columns: true, delimiter: '\t' }) as Array<Record<string, string>>;
+    const source = parse<Record<string, string>>(readFileSync(path.join(dir, 'cip.csv')), { columns: true }).slice(0, 40);
+    const tsv = parse<Record<string, string>>(readFileSync(path.join(dir, 'out.tsv')), { columns: true, delimiter: '\t' });
     const jsonl = readFileSync(path.join(dir, 'out.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(path.join(dir, 'out.xlsx'));

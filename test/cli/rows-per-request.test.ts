@@ -58,7 +58,7 @@ function classify(sim: SimulatorHandle, file: string, k: number) {
 }
 
 function output(file: string): Array<Record<string, string>> {
-  return parse(readFileSync(path.join(dir, file.replace('.csv', '.classified.csv'))), { columns: true }) as Array<Record<string, string>>;
+  return parse<Record<string, string>>(readFileSync(path.join(dir, file.replace('.csv', '.classified.csv'))), { columns: true });
 }
 
 function journal(file: string): Array<{ row: number; tokens: { input: number; output: number; thoughts: number }; pack?: { id: string; item: string; rows: number }; raw: string | null; label: string | null }> {

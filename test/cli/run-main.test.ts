@@ -34,7 +34,7 @@ describe('runMain', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).not.toContain('\u001b['); // no cursor movement: the line reporter
     expect(seen.join('')).toContain('every row ok');
-    const rows = parse(readFileSync(path.join(dir, 'small.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(readFileSync(path.join(dir, 'small.classified.csv')), { columns: true });
     expect(rows.map((r) => r.status)).toEqual(['ok', 'ok', 'ok']);
     expect(existsSync(path.join(dir, 'small.gemini-batch', 'manifest.json'))).toBe(true);
   });

@@ -51,7 +51,7 @@ describe('--service-tier', () => {
     expect(sheds).toBeLessThan(0.15 * summary.requests);
     expect(summary.served).toMatchObject({ flex: 656, standard: 0, priority: 0 });
 
-    const rows = parse(readFileSync(path.join(dir, 'flex.csv')), { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(readFileSync(path.join(dir, 'flex.csv')), { columns: true });
     expect(rows).toHaveLength(656);
     expect(rows.every((r) => r.status === 'ok' && (r.label === 'yes' || r.label === 'no'))).toBe(true);
 

@@ -49,7 +49,7 @@ describe('--timeout', () => {
       env: { GEMINI_API_KEY: 'timeout-test-key' },
     });
     expect(result.code).toBe(1);
-    const rows = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true });
     const byText = Object.fromEntries(rows.map((r) => [r.text, r]));
     expect(byText['#slow-once']).toMatchObject({ status: 'ok' });
     expect(['yes', 'no']).toContain(byText['#slow-once']?.label);

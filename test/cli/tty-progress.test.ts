@@ -100,7 +100,7 @@ describe('the progress bar on a terminal', () => {
     const result = await runMain(['classify', 'rows.csv', '--prompt', '{{text}}', '--labels', 'a,b', '--simulate', '-o', '-', '--limit', '20'], { cwd: dir, stdout, stderr });
     expect(result.code).toBe(0);
     expect(stdout.text).not.toContain(ESC);
-    const rows = parse(stdout.text, { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(stdout.text, { columns: true });
     expect(rows.map((r) => r.id)).toEqual(Array.from({ length: 20 }, (_, i) => String(i)));
     expect(rows.every((r) => r.status === 'ok')).toBe(true);
     expect(stderr.text).toContain(HIDE_CURSOR);

@@ -27,6 +27,7 @@ const endpoint: Endpoint = {
   secretOf: (alias) => keys.find((k) => k.alias === alias)?.value,
   limits: undefined,
   description: 'test',
+  onNotice: () => undefined,
   close: async () => undefined,
 };
 

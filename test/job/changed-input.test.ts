@@ -44,7 +44,7 @@ function classify(input: string, extra: string[] = []): Promise<MainResult> {
 
 /** Output rows as [id, text, note, answer, status, error], by position (the answer column's name varies by mode). */
 function output(file: string): string[][] {
-  return (parse(fs.readFileSync(path.join(dir, file), 'utf8'), { bom: true }) as string[][]).slice(1);
+  return parse(fs.readFileSync(path.join(dir, file), 'utf8'), { bom: true }).slice(1);
 }
 
 /** The answer the simulator gives a row's prompt: classify it alone in a fresh job. */

@@ -73,7 +73,7 @@ describe('classify when quota-usage.json cannot be written', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/key-2 \S+ \(project p\) was refused/); // the refusal was handled…
     expect(result.stdout).not.toMatch(/quota-usage|EISDIR/); // …and the failed write of it is not the user's problem
-    const rows = parse(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true });
     expect(rows.map((r) => r.status)).toEqual(Array(40).fill('ok'));
     const jobDir = path.join(dir, 'rows.gemini-batch');
     expect(statSync(path.join(jobDir, 'quota-usage.json')).isDirectory()).toBe(true);

@@ -41,7 +41,7 @@ function lastRun(jobDir: string): { exitCode: number | null } {
 }
 
 function outputRows(file: string): Array<Record<string, string>> {
-  return parse(fs.readFileSync(path.join(dir, file), 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>;
+  return parse<Record<string, string>>(fs.readFileSync(path.join(dir, file), 'utf8'), { columns: true, bom: true });
 }
 
 describe('a fatal run (issue 11 item 11)', () => {

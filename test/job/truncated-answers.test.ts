@@ -48,7 +48,7 @@ describe('classify --max-output-tokens 5 without labels (the reported run)', () 
   it('ends every cut row invalid_output with the reason, exit 1', async () => {
     const result = await runMain(['classify', 'rows.csv', '--prompt', 'Rewrite in French: {{text}}', '--max-output-tokens', '5', '--simulate', '-o', 'out.csv'], { cwd: dir });
     expect(result.code).toBe(1);
-    const rows = parse(fs.readFileSync(path.join(dir, 'out.csv'), 'utf8'), { columns: true, bom: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(fs.readFileSync(path.join(dir, 'out.csv'), 'utf8'), { columns: true, bom: true });
     expect(rows).toHaveLength(12);
     for (const row of rows) {
       expect(row.status).toBe('invalid_output');

@@ -13,7 +13,7 @@ export async function readBack(file: string, format: OutputFormat, delimiter = '
   switch (format) {
     case 'csv':
     case 'tsv':
-      return parse(fs.readFileSync(file), { delimiter: format === 'tsv' ? '\t' : delimiter, bom: true, relax_column_count: false }) as string[][];
+      return parse(fs.readFileSync(file), { delimiter: format === 'tsv' ? '\t' : delimiter, bom: true, relax_column_count: false });
     case 'jsonl': {
       const lines = fs.readFileSync(file, 'utf8').split('\n');
       expect(lines.pop()).toBe('');

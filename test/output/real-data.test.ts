@@ -36,7 +36,7 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function records(file: RealFile): string[][] {
-  return parse(fs.readFileSync(path.join(DATA, file.name)), { delimiter: file.delimiter, bom: true }) as string[][];
+  return parse(fs.readFileSync(path.join(DATA, file.name)), { delimiter: file.delimiter, bom: true });
 }
 
 async function write(spec: OutputSpec, rows: string[][]): Promise<void> {

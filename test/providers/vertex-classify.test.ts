@@ -111,7 +111,7 @@ describe('--provider vertex', () => {
     expect(result.stdout).toContain('finished: every row ok');
     expect(result.code).toBe(0);
 
-    const rows = parse(readFileSync(path.join(dir, 'topics.classified.csv')), { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(readFileSync(path.join(dir, 'topics.classified.csv')), { columns: true });
     expect(rows).toHaveLength(656);
     expect(rows.every((r) => r.status === 'ok' && (r.label === 'yes' || r.label === 'no'))).toBe(true);
     // Every request went to the Vertex path with the exchanged token; the token was exchanged, not once per request.

@@ -81,7 +81,7 @@ describe('TtyReporter', () => {
     let text = '';
     out.on('data', (d: Buffer) => (text += d.toString()));
     const reporter = new TtyReporter(out as unknown as NodeJS.WriteStream);
-    reporter.start({ input: 'x.csv', inputDescription: 'CSV', headerNotes: [], model: 'gemini-2.5-flash', total: 1_000_000, resumed: 0, toSend: 1_000_000, pools: [], limits: [], jobDir: 'j', output: 'o', endpoint: 'e' });
+    reporter.start({ input: 'x.csv', inputDescription: 'CSV', headerNotes: [], model: 'gemini-2.5-flash', total: 1_000_000, resumed: 0, kept: 0, again: { skipped: 0, errors: 0 }, keptNotOk: 0, toSend: 1_000_000, pools: [], limits: [], jobDir: 'j', output: 'o', endpoint: 'e' });
     reporter.tick(snapshot());
     reporter.finish({ ...summary(), bound: [{ binding: 'RPM', share: 0.92 }, { binding: 'concurrency', share: 0.05 }, { binding: '429 pause', share: 0.03 }] });
     expect(text).toContain('3 failed');

@@ -17,7 +17,7 @@ function lines(name: string): string[] {
   return readFileSync(path.join(repoRoot, 'test', 'fixtures', 'text', name), 'utf8').trim().split('\n');
 }
 
-const english = (parse(readFileSync(path.join(repoRoot, 'samples', 'topics.csv')), { columns: true }) as Array<Record<string, string>>)
+const english = parse<Record<string, string>>(readFileSync(path.join(repoRoot, 'samples', 'topics.csv')), { columns: true })
   .map((r) => `${r['Level 3 preferred term'] || r['Level 2 preferred term']}: ${r.Description}`)
   .filter((t) => t.length > 20)
   .slice(0, 120);

@@ -33,7 +33,7 @@ export function shapeOf(v: unknown): unknown {
   }
   if (typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v as object).sort()) out[k] = shapeOf((v as Record<string, unknown>)[k]);
+    for (const k of Object.keys(v).sort()) out[k] = shapeOf((v as Record<string, unknown>)[k]);
     return out;
   }
   return typeof v;

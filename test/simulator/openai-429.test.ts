@@ -44,7 +44,7 @@ async function chat(prefix: string, text: string, extra: Record<string, unknown>
 /** A Go duration (`140ms`, `1.5s`, `6m0s`, `1h0m0s`) in ms: the client side of go-duration.ts, written apart to check it. */
 function goMs(d: string): number {
   let ms = 0;
-  for (const [, n, unit] of d.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s)/g)) ms += Number(n) * { h: 3_600_000, m: 60_000, s: 1000, ms: 1 }[unit as 'h']!;
+  for (const [, n, unit] of d.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s)/g)) ms += Number(n) * { h: 3_600_000, m: 60_000, s: 1000, ms: 1 }[unit as 'h'];
   return ms;
 }
 
@@ -79,14 +79,14 @@ describe('(a) OpenAI rate_limit_exceeded', () => {
     expect([e.status, e.code, e.type, e.param]).toEqual([429, 'rate_limit_exceeded', 'requests', null]);
     expect(shapeOf(e.error)).toEqual(shapeOf((fixture('429-rate-limit-exceeded-tokens.json') as any).error));
     // The oldest request (t = 0) leaves the window at 60 s: 40 s from now (rounded up to the ms).
-    const waitMs = Number(e.headers!.get('retry-after-ms'));
+    const waitMs = Number(e.headers.get('retry-after-ms'));
     expect(waitMs).toBe(40_000);
-    expect(e.headers!.get('retry-after')).toBe('40');
+    expect(e.headers.get('retry-after')).toBe('40');
     const m = /^Rate limit reached for gemini-2\.5-flash in organization p1 on requests per min \(RPM\): Limit 2, Used 2, Requested 1\. Please try again in (\S+)\.$/.exec(String((e.error as any).message));
     expect(m).not.toBeNull();
     expect(goMs(m![1]!)).toBe(waitMs);
-    expect(e.headers!.get('x-ratelimit-remaining-requests')).toBe('0');
-    expect(goMs(e.headers!.get('x-ratelimit-reset-requests')!)).toBe(50_000);
+    expect(e.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    expect(goMs(e.headers.get('x-ratelimit-reset-requests')!)).toBe(50_000);
     expect(sim!.stats().rateLimited.byQuotaId).toEqual({ 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier': 1 });
   });
 

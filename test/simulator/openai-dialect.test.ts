@@ -152,7 +152,7 @@ describe('chat/completions through the openai client', () => {
     await start();
     const missing = await fetch(`${sim!.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gemini-2.5-flash', messages: user('x') }) });
     expect(missing.status).toBe(401);
-    expect((await missing.json()).error.message).toMatch(/^You didn't provide an API key/);
+    expect(((await missing.json()) as { error: { message: string } }).error.message).toMatch(/^You didn't provide an API key/);
     const unknownKey = 'sk-unknown-key-abcdefghijkl9876';
     const bad = await rejection(client('/v1', unknownKey).chat.completions.create({ model: 'gemini-2.5-flash', messages: user('x') }));
     expect([bad.status, bad.code]).toEqual([401, 'invalid_api_key']);
@@ -172,11 +172,11 @@ describe('chat/completions through the openai client', () => {
       body: JSON.stringify({ model: 'gemini-9-nonexistent', messages: user('x') }),
     });
     expect(res.status).toBe(404);
-    const body = await res.json();
+    const body = (await res.json()) as Array<{ error: { message: string } }>;
     expect(Array.isArray(body)).toBe(true);
     expect(body).toHaveLength(1);
-    expect(body[0].error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
-    expect(body[0].error.message).toContain('models/gemini-9-nonexistent is not found');
+    expect(body[0]?.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+    expect(body[0]?.error.message).toContain('models/gemini-9-nonexistent is not found');
   });
 
   it('a scenario may force a style whatever the path', async () => {
@@ -187,6 +187,6 @@ describe('chat/completions through the openai client', () => {
       body: JSON.stringify({ model: 'gemini-2.5-flash', messages: user('x') }),
     });
     expect(res.status).toBe(400);
-    expect((await res.json())[0].error.details[0].reason).toBe('API_KEY_INVALID');
+    expect(((await res.json()) as Array<{ error: { details: Array<{ reason: string }> } }>)[0]?.error.details[0]?.reason).toBe('API_KEY_INVALID');
   });
 });

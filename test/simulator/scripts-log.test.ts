@@ -126,7 +126,7 @@ describe('request log, stats and reset', () => {
     sim = await startSimulator(scenario({ projects: [{ id: 'p1', keys: ['key-a'], limits: { 'gemini-2.5-flash': { rpm: 2 } } }] }));
     await generate(sim.url, enumRequest('a'));
     await post(sim.url, '/v1beta/models/gemini-2.5-flash:countTokens', enumRequest('a'));
-    const overHttp = await (await fetch(`${sim.url}/__sim/stats`)).json();
+    const overHttp = (await (await fetch(`${sim.url}/__sim/stats`)).json()) as Record<string, unknown>;
     const direct = sim.stats();
     expect({ ...overHttp, now: 0 }).toEqual({ ...direct, now: 0 });
     expect(direct.requests).toEqual({ total: 2, byStatus: { '200': 2 }, byEndpoint: { generateContent: 1, countTokens: 1 } });

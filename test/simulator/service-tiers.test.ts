@@ -90,7 +90,7 @@ describe('service tiers through the Gemini adapter and the simulator', () => {
     const outcomes = await Promise.all(
       Array.from({ length: 400 }, (_, i) => caller.generate(request(`Flex row ${i}: is it late?`, 'flex')).then(() => 'ok', (e: unknown) => e)),
     );
-    const sheds = outcomes.filter((o) => o instanceof ShedFailure) as ShedFailure[];
+    const sheds = outcomes.filter((o) => o instanceof ShedFailure);
     expect(outcomes.filter((o) => o !== 'ok' && !(o instanceof ShedFailure))).toEqual([]);
     // 400 draws at p = 0.25: the count lies within 4 standard deviations (√(400·0.25·0.75) ≈ 8.7) of 100.
     expect(Math.abs(sheds.length - 100)).toBeLessThan(35);

@@ -23,7 +23,7 @@ afterEach(async () => {
 function vertexClient(token: string, seen: { url: string; authorization: string | null }[] = []): GoogleGenAI {
   const authClient = { getRequestHeaders: async () => new Headers({ authorization: `Bearer ${token}` }) };
   const recording: typeof fetch = async (input, init) => {
-    seen.push({ url: String(input), authorization: new Headers(init?.headers).get('authorization') });
+    seen.push({ url: input instanceof Request ? input.url : String(input), authorization: new Headers(init?.headers).get('authorization') });
     return fetch(input, init);
   };
   return new GoogleGenAI({
@@ -90,7 +90,7 @@ describe('Vertex AI paths through @google/genai (vertexai: true)', () => {
     const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] });
     const none = await fetch(url, { method: 'POST', body });
     expect(none.status).toBe(401);
-    expect((await none.json()).error.status).toBe('UNAUTHENTICATED');
+    expect(((await none.json()) as { error: { status: string } }).error.status).toBe('UNAUTHENTICATED');
     const wrong = await vertexClient('ya29.someone-else').models.generateContent({ model: 'gemini-2.5-flash', contents: 'x' }).then(
       () => undefined,
       (e: unknown) => e,

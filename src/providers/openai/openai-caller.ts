@@ -18,7 +18,7 @@ import { httpTransport } from '../http-transport.js';
 import { chatParams, type RequestShape } from './chat-request.js';
 import { classifyFailure, refusalOf, type CapturedError } from './classify-failure.js';
 import type { ParamLadder } from './param-ladder.js';
-import { readAnswer, type ChatCompletionLike } from './read-answer.js';
+import { readAnswer } from './read-answer.js';
 
 /** The longest timer node accepts, ms: openai-node's own timeout is set to it, ours (sendWithDeadline) rules. */
 const NO_CLIENT_TIMEOUT_MS = 2_147_483_647;
@@ -82,7 +82,7 @@ export function createOpenAiCaller(options: OpenAiCallerOptions): ModelCaller {
       (signal) =>
         calls.run(slot, async () => {
           const { data, response } = await client.chat.completions.create(params as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal }).withResponse();
-          return readAnswer(data as ChatCompletionLike, response.headers, request.output, shape);
+          return readAnswer(data, response.headers, request.output, shape);
         }),
       (error) => classifyFailure(error, slot.error),
     );

@@ -15,7 +15,7 @@ import { createGeminiProvider } from '../../../src/providers/gemini/provider.js'
 async function sdkWireBody(request: ModelRequest): Promise<unknown> {
   let body: unknown;
   const fetch = async (_url: unknown, init?: RequestInit): Promise<Response> => {
-    body = JSON.parse(String(init?.body));
+    body = JSON.parse(init?.body as string); // the SDK sends its JSON as a string
     return new Response(JSON.stringify({ candidates: [] }), { status: 200, headers: { 'content-type': 'application/json' } });
   };
   const ai = new GoogleGenAI({ apiKey: 'test-key', httpOptions: { baseUrl: 'http://127.0.0.1:9', fetch } });
