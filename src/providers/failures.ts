@@ -51,9 +51,22 @@ export interface RateLimitHit {
   id: string | undefined;
 }
 
+/** The stable `code` of each {@link ApiFailure} class, one per class; a code not listed here does not compile. */
+export type ApiFailureCode =
+  | 'API_RATE_LIMITED'
+  | 'API_BILLING_EXHAUSTED'
+  | 'API_SERVER_ERROR'
+  | 'API_SHED'
+  | 'API_CONNECTION_ERROR'
+  | 'API_TIMEOUT'
+  | 'API_KEY_REFUSED'
+  | 'API_MODEL_NOT_FOUND'
+  | 'API_BAD_REQUEST'
+  | 'API_CANCELLED';
+
 /** Base class of request failures. `httpStatus` is undefined when no HTTP answer came. */
 export class ApiFailure extends Error {
-  readonly code: string;
+  readonly code: ApiFailureCode;
   readonly httpStatus: number | undefined;
   /** The provider's parsed error body (Gemini google.rpc.Status, OpenAI `error`), secrets redacted; null when none. */
   readonly raw: unknown;
@@ -63,7 +76,7 @@ export class ApiFailure extends Error {
    */
   readonly reason: string;
 
-  constructor(code: string, message: string, httpStatus: number | undefined, raw: unknown = null, reason = '', options?: ErrorOptions) {
+  constructor(code: ApiFailureCode, message: string, httpStatus: number | undefined, raw: unknown = null, reason = '', options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
