@@ -4,6 +4,7 @@
  * said in words with the limits then in force. Stretches shorter than {@link minStretchMs} are merged into the longer
  * neighbour (a daily park never is), and a run is told in at most {@link MAX_STRETCHES} stretches.
  */
+import { BINDING_LABELS, type Binding } from '../../schedule/binding.js';
 import { countOf, formatCount } from '../progress-snapshot.js';
 import { span } from './format-time.js';
 import type { ProjectTrack, RunTrack } from './event-digest.js';
@@ -12,7 +13,7 @@ import type { ProjectTrack, RunTrack } from './event-digest.js';
 export const MAX_STRETCHES = 40;
 
 /** What a stretch is named for: a binding of schedule/binding.ts, or `park` (every project parked by its daily quota). */
-export type StretchCause = 'rpm' | 'tpm' | 'rpd' | 'concurrency' | 'cpu' | 'pause' | 'backoff' | 'input' | 'finishing' | 'park' | (string & {});
+export type StretchCause = Binding | 'park' | (string & {});
 
 export interface Stretch {
   from: number;
@@ -28,19 +29,8 @@ export interface Stretch {
   rateLimited: number;
 }
 
-/** Short names of the causes. */
-export const CAUSE_NAMES: Readonly<Record<string, string>> = {
-  rpm: 'RPM',
-  tpm: 'TPM',
-  rpd: 'RPD',
-  concurrency: 'concurrency',
-  cpu: 'CPU',
-  pause: '429 pause',
-  backoff: 'retry backoff',
-  input: 'the input',
-  finishing: 'last answers',
-  park: 'daily park',
-};
+/** Short names of the causes: the progress line's (schedule/binding.ts), `the input` in a sentence, and the park. */
+export const CAUSE_NAMES: Readonly<Record<string, string>> = { ...BINDING_LABELS, input: 'the input', park: 'daily park' };
 
 /** Stretches shorter than this are merged into a neighbour: 1 % of the run, at least 750 ms, ms. */
 export function minStretchMs(spanMs: number): number {
