@@ -11,7 +11,7 @@ import { ProjectLimiter } from '../schedule/project-limiter.js';
 import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
 import { RateLimitPolicy, type Notice } from '../schedule/rate-limit-policy.js';
 import type { Endpoint } from './endpoint.js';
-import type { QuotaStateFile } from './quota-state-file.js';
+import type { QuotaStateFile } from '../journal/quota-state-file.js';
 
 /**
  * @param state what earlier runs learned (quota-usage.json): limits from quotaValues override the starting ones when

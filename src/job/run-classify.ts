@@ -33,7 +33,7 @@ import type { ItemVerdict, RowOutcome, WorkItem } from '../schedule/work-item.js
 import { buildPools } from './build-pools.js';
 import { checkOutputTarget } from './check-output.js';
 import { chooseReporter } from './choose-reporter.js';
-import { QuotaStateFile } from './quota-state-file.js';
+import { QuotaStateFile } from '../journal/quota-state-file.js';
 import { answerSourceOf, resolveEndpoint, type Endpoint } from './endpoint.js';
 import { installInterrupts } from './interrupts.js';
 import { JobTally } from './job-tally.js';
@@ -45,7 +45,7 @@ import { jobPacker } from './job-packer.js';
 import { prepareJob, type PreparedJob } from './prepare-job.js';
 import { rowsToSend, type RowSourceOptions } from './row-source.js';
 import { openBatchPhase, type BatchPhase } from './batch-phase.js';
-import { appendRunLog, appendRunLogSync, type RunRecord } from './run-log.js';
+import { appendRunLog, appendRunLogSync, type RunRecord } from '../journal/run-log.js';
 import { EventRecorder } from './event-recorder.js';
 import { checkReportTarget, writeReport } from './run-report.js';
 import { EventLog } from '../journal/event-log.js';

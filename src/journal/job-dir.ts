@@ -16,9 +16,9 @@ export interface JobFiles {
   manifest: string;
   /** journal.jsonl: one line per finished row (./journal.ts). */
   journal: string;
-  /** quota-usage.json: what the job learned about its quotas: parks, limits, refused keys (../job/quota-state-file.ts). */
+  /** quota-usage.json: what the job learned about its quotas: parks, limits, refused keys (./quota-state-file.ts). */
   quotaUsage: string;
-  /** requests.log: one record per request sent, written before it leaves: the durable RPD count (../job/request-log.ts). */
+  /** requests.log: one record per request sent, written before it leaves: the durable RPD count (./request-log.ts). */
   requests: string;
   /** lock: the pid of the gemini-batch running the job (./job-lock.ts). */
   lock: string;

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QuotaStateFile } from '../../src/job/quota-state-file.js';
+import { QuotaStateFile } from '../../src/journal/quota-state-file.js';
 import { PACIFIC_DAY } from '../../src/providers/gemini/quota-day.js';
 import { parseScenario, startSimulator, type SimStats, type SimulatorHandle } from '../../src/simulator/index.js';
 import { spawnCli } from '../support/cli.js';

@@ -7,7 +7,7 @@ import type { ClassifyConfig } from '../../src/config/classify-config.js';
 import { buildPools } from '../../src/job/build-pools.js';
 import type { Endpoint } from '../../src/job/endpoint.js';
 import { createGeminiProvider } from '../../src/providers/gemini/provider.js';
-import { QuotaStateFile } from '../../src/job/quota-state-file.js';
+import { QuotaStateFile } from '../../src/journal/quota-state-file.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QuotaStateFile } from '../../src/job/quota-state-file.js';
+import { QuotaStateFile } from '../../src/journal/quota-state-file.js';
 import { parseScenario, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { runMain } from '../support/run-main.js';
 

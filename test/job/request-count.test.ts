@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { QuotaStateFile } from '../../src/job/quota-state-file.js';
-import { RequestLog } from '../../src/job/request-log.js';
+import { QuotaStateFile } from '../../src/journal/quota-state-file.js';
+import { RequestLog } from '../../src/journal/request-log.js';
 
 let dir: string;
 let file: string;

@@ -10,7 +10,7 @@ import type { Manifest } from '../../journal/manifest.js';
 import { priceOf } from '../../plan/price.js';
 import { providerCatalog } from '../../providers/create-provider.js';
 import type { ProviderName } from '../../providers/contract.js';
-import { readRunLog } from '../../job/run-log.js';
+import { readRunLog } from '../../journal/run-log.js';
 import { boundStretches } from './bound-stretches.js';
 import { projectSeries, SERIES } from './chart-series.js';
 import { failureChart, lineChart, percentileStyle, perDayChart, stretchChart } from './chart-specs.js';

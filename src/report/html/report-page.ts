@@ -3,7 +3,7 @@
  * across pages), the charts as inline SVG, no script and nothing fetched, so that it opens from disk anywhere and
  * prints well. Every text from the job (labels, errors, names) is HTML-escaped.
  */
-import type { RunRecord } from '../../job/run-log.js';
+import type { RunRecord } from '../../journal/run-log.js';
 import type { BillingTier } from '../../plan/price.js';
 import { ROW_STATUSES } from '../../row-status.js';
 import { formatCount } from '../progress-snapshot.js';
