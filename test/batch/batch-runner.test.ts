@@ -201,8 +201,11 @@ describe('BatchRunner', () => {
   });
 
   it('--batch-deadline cancels a batch still PENDING and sends its rows online', async () => {
-    const service = new FakeBatchService({ endOf: (n) => (n === 1 ? 'pending' : 'succeeded') });
-    const h = harness(service, { deadlineMs: 60 });
+    // Batch 1 stays PENDING and its createTime is an hour old, so its first poll is past a one-minute deadline; the
+    // others succeed within a few polls, which would take a minute only on a machine stalled that long (with a 60 ms
+    // deadline, a loaded machine let batch 2 pass it while still PENDING: 4 failures in 7 runs).
+    const service = new FakeBatchService({ endOf: (n) => (n === 1 ? 'pending' : 'succeeded'), createdAgoMsOf: (n) => (n === 1 ? 3_600_000 : 0) });
+    const h = harness(service, { deadlineMs: 60_000 });
     expect(await h.runner.run()).toEqual({ kind: 'done' });
     expect(service.cancels).toEqual(['batches/1']);
     expect([...h.book.online.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i));

@@ -32,6 +32,8 @@ export interface FakeOptions {
   loseCreateAnswers?: number;
   /** Results as inline answers instead of a responses file (the runner must not care). */
   inline?: boolean;
+  /** How long before its create the n-th batch (1-based) says it was created (its createTime), ms; default 0. */
+  createdAgoMsOf?(n: number): number;
 }
 
 export const yes = (key: string): BatchResult => ({ kind: 'answer', key, answer: answerOf('yes') });
@@ -71,7 +73,7 @@ export class FakeBatchService implements BatchService {
     const text = this.uploads[index] ?? '';
     const keys = text.split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { key: string }).key);
     const n = this.batches.length + 1;
-    const batch: FakeBatch = { name: `batches/${n}`, displayName, keys, polls: 0, state: 'pending', end: this.o.endOf?.(n) ?? 'succeeded', createTime: new Date().toISOString() };
+    const batch: FakeBatch = { name: `batches/${n}`, displayName, keys, polls: 0, state: 'pending', end: this.o.endOf?.(n) ?? 'succeeded', createTime: new Date(Date.now() - (this.o.createdAgoMsOf?.(n) ?? 0)).toISOString() };
     this.batches.push(batch);
     if (this.#lost < (this.o.loseCreateAnswers ?? 0)) {
       this.#lost++;
