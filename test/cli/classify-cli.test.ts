@@ -109,14 +109,14 @@ describe('classify CLI', () => {
   });
 
   it('the API key never appears in stdout, stderr, the journal, the manifest or the output', async () => {
-    const result = await runMain(['classify', 'topics.csv', '--prompt-file', path.join(repoRoot, 'samples', 'prompt.txt'), '--labels', 'yes,no', '--keys-file', 'keys.txt', '--base-url', sim.url, '--rpm', '100000', '--tpm', '100000000'], {
+    const result = await runMain(['classify', 'topics.csv', '--prompt-file', path.join(repoRoot, 'samples', 'prompt.txt'), '--labels', 'yes,no', '--keys-file', 'keys.txt', '--base-url', sim.url, '--rpm', '100000', '--tpm', '100000000', '--limit', '100'], {
       cwd: dir,
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('key-1 …0987');
     const texts = [result.stdout, result.stderr, ...allFiles(dir).filter((f) => !f.endsWith('keys.txt') && !f.endsWith('bad-keys.txt')).map((f) => readFileSync(f, 'utf8'))];
     for (const text of texts) expect(text).not.toContain(SECRET);
-    expect((await stats()).keys['acme/key-1']?.requests).toBeGreaterThanOrEqual(656);
+    expect((await stats()).keys['acme/key-1']?.requests).toBeGreaterThanOrEqual(100);
   });
 
   it('-o - writes CSV to stdout; a blocked row makes exit 1; formulas are neutralized', async () => {

@@ -59,13 +59,13 @@ function allFiles(root: string): string[] {
 describe('classify --provider openai', () => {
   it('runs the sample end to end: every row ok, labels in the set, limits learned from the x-ratelimit-* headers', async () => {
     const url = await serve({});
-    const result = await classify(['topics.csv', '--prompt-file', path.join(repoRoot, 'samples', 'prompt.txt'), '--labels', 'yes,no', '--base-url', `${url}/v1`, '-o', 'topics-out.csv']);
+    const result = await classify(['topics.csv', '--prompt-file', path.join(repoRoot, 'samples', 'prompt.txt'), '--labels', 'yes,no', '--base-url', `${url}/v1`, '-o', 'topics-out.csv', '--limit', '150']);
     expect(result.code).toBe(0);
     const rows = rowsOf('topics-out.csv');
-    expect(rows.length).toBe(656);
+    expect(rows.length).toBe(150);
     expect(rows.every((r) => r.status === 'ok' && (r.label === 'yes' || r.label === 'no'))).toBe(true);
     const stats = sim!.stats();
-    expect(stats.requests.byEndpoint).toEqual({ chatCompletions: 656 });
+    expect(stats.requests.byEndpoint).toEqual({ chatCompletions: 150 });
     expect(stats.rateLimited.total).toBe(0);
     // The starting rate (60 RPM) gave way to the server's 100,000 RPM after the first answer.
     expect(result.said).toMatch(/RPM limit is 100000 \(the server's figure for x-ratelimit-limit-requests\)/);
@@ -74,7 +74,7 @@ describe('classify --provider openai', () => {
     const status = await runMain(['status', 'topics.csv', '--job-dir', 'topics.gemini-batch'], { cwd: dir });
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`(openai, ${new URL(url).host})`);
-    expect(status.stdout).toContain('rows: 656 — ok 656');
+    expect(status.stdout).toContain('rows: 656 — ok 150, pending 506'); // status reads the whole file; the run had --limit 150
     expect(status.stdout).toContain('cost unknown: no list price for gemini-2.5-flash (give --price-input and --price-output');
     const priced = await runMain(['status', 'topics.csv', '--price-input', '0.1', '--price-output', '0.4'], { cwd: dir });
     expect(priced.stdout).toMatch(/cost so far ≈ \$[\d.]+ at the price given/);

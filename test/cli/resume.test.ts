@@ -78,7 +78,7 @@ const promptSha = (text: string) => createHash('sha256').update(text).digest('he
 
 describe('resume', () => {
   it('torture: SIGKILLed at 10 moments of the job and resumed each time, the output is byte-identical to an uninterrupted run', async () => {
-    const ROWS = 600;
+    const ROWS = 300;
     const reference = workdir('torture-reference');
     makeRows(reference, ROWS);
     const ref = await runMain(['classify', 'rows.csv', ...base, '--base-url', sim.url], { cwd: reference, env });

@@ -265,7 +265,8 @@ describe('Dispatcher', () => {
   it('without a bound, requests in flight converge to rate × latency and the quota binds, at 5 s per answer', async () => {
     // 600 RPM → 594 RPM target = 9.9/s; answers after 5 s → about 49.5 in flight.
     const c = caller(() => 'ok', 5_000);
-    const run = start({ pools: [{ project: 'p', client: c }], rows: 3_000, rpm: 600 });
+    // 2,000 rows: 3.4 min of quota, past the 2.5 min sampled below.
+    const run = start({ pools: [{ project: 'p', client: c }], rows: 2_000, rpm: 600 });
     const samples: number[] = [];
     await vi.advanceTimersByTimeAsync(30_000);
     for (let i = 0; i < 120; i++) {
@@ -281,8 +282,8 @@ describe('Dispatcher', () => {
     expect(shares[0]?.binding).toBe('rpm');
     const end = await settle(run.done);
     expect(end.kind).toBe('done');
-    // 3,000 rows at 594/min: the quota's time plus one answer's latency, within a few per cent.
-    expect(Date.now() - T0).toBeLessThan((3_000 / 594) * 60_000 * 1.03 + 5_000);
+    // 2,000 rows at 594/min: the quota's time plus one answer's latency, within a few per cent.
+    expect(Date.now() - T0).toBeLessThan((2_000 / 594) * 60_000 * 1.03 + 5_000);
   });
 
   it('in flight follows the quota at lognormal latencies up to 40 s (median 20 s)', async () => {
