@@ -60,6 +60,13 @@ export interface BatchRunnerOptions {
   notice(key: string, text: string): void;
   /** Aborts when the run is stopped (Ctrl-C): batches keep running at the provider. */
   signal: AbortSignal;
+  /**
+   * The batch service ends with this process (the in-process simulator of --simulate, docs/batch-runner.md "Resume"):
+   * an earlier run's uploads and batches are gone, so at the start its uploaded, intended and created chunks end
+   * (`dropped`, no attempt counted: they answered nothing) and their rows go into new batches, without a poll.
+   * @default false
+   */
+  ephemeral?: boolean;
   /** Clock, ms. @default Date.now */
   now?: () => number;
 }
@@ -100,6 +107,7 @@ export class BatchRunner {
     const { book } = this.#o;
     if (book.tag === undefined) this.#record({ t: 'job', tag: randomBytes(6).toString('hex'), at: iso() });
     await this.#removeStrayFiles();
+    if (this.#o.ephemeral) this.#dropEarlierRuns();
     for (const c of book.open()) {
       // Created in an earlier run: poll at once. An intent without a name: its create may have happened.
       if (c.created) this.#polls.set(c.chunk.id, { at: 0, interval: undefined });
@@ -123,6 +131,18 @@ export class BatchRunner {
     } finally {
       await this.#fresh?.close();
       await this.#second?.source.close();
+    }
+  }
+
+  /** {@link BatchRunnerOptions.ephemeral}: ends the chunks an earlier run uploaded or created; their rows wait for new batches. */
+  #dropEarlierRuns(): void {
+    const gone = this.#o.book.open().filter((c) => stageOf(c) !== 'written');
+    for (const c of gone) {
+      this.#end(c, { how: 'dropped', reason: 'the simulator of the run that made it has ended', requeue: this.#carried(c, 0), online: [] });
+    }
+    if (gone.length > 0) {
+      const n = gone.length;
+      this.#o.notice('ephemeral-batches', `${n === 1 ? 'a batch' : `${n} batches`} of an earlier run ended with its simulator (--simulate): ${n === 1 ? 'its' : 'their'} rows go into new batches`);
     }
   }
 

@@ -50,6 +50,8 @@ export interface BatchPhaseOptions {
   tally(): JobTally;
   notice: (key: string, text: string) => void;
   signal: AbortSignal;
+  /** --simulate: the batches live in this process's simulator and end with it (batch-runner.ts `ephemeral`). */
+  simulated: boolean;
 }
 
 /** The runner, its book, and the rows it gives to the online path. */
@@ -121,6 +123,7 @@ export function openBatchPhase(o: BatchPhaseOptions): BatchPhase {
     fallbackOnline: o.batch.fallbackOnline,
     notice: o.notice,
     signal: o.signal,
+    ephemeral: o.simulated,
   });
 
   return {
@@ -143,7 +146,7 @@ export function openBatchPhase(o: BatchPhaseOptions): BatchPhase {
     headerLines: () => [
       `Batch API: at most ${formatCount(queueTokens)} input tokens enqueued at once (${info.batchQueue ? `${o.model} at Tier ${o.tier && o.tier !== 'free' ? o.tier : '1'}, ${info.batchQueue.source}` : 'a guess: no published figure for this model'}), ${MAX_OPEN_BATCHES} batches at once; a batch is polled after 5 s, then less often, up to every ${Math.round(batchTiming(o.batch.pollMs).pollCapMs / 1000)} s`,
     ],
-    summary: () => summarizeBatches(book),
+    summary: () => summarizeBatches(book, o.simulated ? 'in the simulator' : 'at Google'),
     close: () => log.close(),
   };
 }
@@ -174,14 +177,28 @@ export function describeBatches(book: BatchBook): string {
   return parts.length > 0 ? `batches ${parts.join(' · ')}` : 'batches: none yet';
 }
 
-/** `4 (656 lines): 3 collected, 1 running at Google`. */
-export function summarizeBatches(book: BatchBook): string {
+/**
+ * The notice of a run that stops with batches created and unfinished: they keep running at Google and the resume
+ * collects them; with --simulate they end with this process (its simulator) and the resume puts their rows into new
+ * batches (batch-runner.ts `ephemeral`). `names`: the batches' names, the first 5 shown.
+ */
+export function batchesLeft(names: readonly string[], simulated: boolean, resume: string): string {
+  const n = names.length;
+  if (simulated) {
+    return `${n === 1 ? 'a simulated batch ends' : `${n} simulated batches end`} with this process (--simulate: its simulator stops with it); the resume creates new batches for ${n === 1 ? 'its' : 'their'} rows: ${resume}`;
+  }
+  const shown = `${names.slice(0, 5).join(', ')}${n > 5 ? ', …' : ''}`;
+  return `${n === 1 ? 'a batch keeps' : `${n} batches keep`} running at Google (${shown}); to collect the results, run: ${resume}`;
+}
+
+/** `4 (656 lines): 3 collected, 1 running at Google`; `where` names the service (`in the simulator` with --simulate). */
+export function summarizeBatches(book: BatchBook, where = 'at Google'): string {
   const chunks = [...book.chunks.values()];
   if (chunks.length === 0) return 'none';
   const lines = chunks.reduce((n, c) => n + c.chunk.lines, 0);
   const by = new Map<string, number>();
   for (const c of chunks) {
-    const label = c.end ? (c.end.how === 'collected' ? 'collected' : `given up (${c.end.reason ?? 'no batch'})`) : c.created ? `${c.last?.state ?? 'pending'} at Google` : 'not created yet';
+    const label = c.end ? (c.end.how === 'collected' ? 'collected' : `given up (${c.end.reason ?? 'no batch'})`) : c.created ? `${c.last?.state ?? 'pending'} ${where}` : 'not created yet';
     by.set(label, (by.get(label) ?? 0) + 1);
   }
   return `${chunks.length} (${countOf(lines, 'line')}): ${[...by].map(([label, n]) => `${n} ${label}`).join(', ')}`;

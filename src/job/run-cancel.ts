@@ -4,7 +4,8 @@
  * without a name) is looked for by its display name first, as classify would, so that it is cancelled too.
  *
  * Takes the job's lock: a classify running the job is stopped first (Ctrl-C leaves the batches running). The rows of a
- * cancelled batch are not lost: the next `classify --batch` collects what the batch answered and sends the rest again.
+ * cancelled batch are not lost: the next `classify --batch` sends them in new batches. A CANCELLED batch carries no
+ * output, whatever lines it had done (docs/batch-api.md "Resource": EXPIRED and CANCELLED carry no `response`).
  * Exit 0 when every unfinished batch is cancelled (or none was), 3 when a cancel failed on the way (run it again),
  * 2 for usage errors (no job, no key, a job of the built-in simulator).
  */
@@ -83,7 +84,7 @@ export async function runCancel(target: string, options: CancelOptions, io: Pick
       lines.push(
         failed > 0
           ? `${failed} of ${open.length} batches not cancelled; run gemini-batch cancel again.`
-          : `${open.length} ${open.length === 1 ? 'batch' : 'batches'} cancelled. Run the same classify --batch command again to collect what they answered and send the other rows anew.`,
+          : `${open.length} ${open.length === 1 ? 'batch' : 'batches'} cancelled; a cancelled batch gives no results, even for the lines it had done (docs/batch-api.md). Run the same classify --batch command again to send their rows in new batches.`,
       );
       io.stdout.write(`${lines.join('\n')}\n`);
       return failed > 0 ? ExitCode.Stopped : ExitCode.Ok;

@@ -44,7 +44,7 @@ import { openJob, type OpenJob } from './open-job.js';
 import { jobPacker } from './job-packer.js';
 import { prepareJob, type PreparedJob } from './prepare-job.js';
 import { rowsToSend, type RowSourceOptions } from './row-source.js';
-import { openBatchPhase, type BatchPhase } from './batch-phase.js';
+import { batchesLeft, openBatchPhase, type BatchPhase } from './batch-phase.js';
 import { appendRunLog, appendRunLogSync, type RunRecord } from '../journal/run-log.js';
 import { EventRecorder } from './event-recorder.js';
 import { checkReportTarget, writeReport } from './run-report.js';
@@ -174,6 +174,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
         tally: () => tally,
         notice: (key, text) => notify({ key, text }),
         signal: stopBatches.signal,
+        simulated: config.simulate,
       })
     : undefined;
   // With --batch, the rows a batch gives to the online path; with --rows-per-request, packed for the online requests.
@@ -307,9 +308,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     onFirst: () => {
       notify({
         key: 'interrupt',
-        text: batch
-          ? 'stopping: the batches keep running at Google; no new requests; waiting for the ones in flight (Ctrl-C again to quit at once)'
-          : 'stopping: no new requests; waiting for the ones in flight (Ctrl-C again to quit at once)',
+        text: `stopping: ${batch ? (config.simulate ? 'the simulated batches end with this process; ' : 'the batches keep running at Google; ') : ''}no new requests; waiting for the ones in flight (Ctrl-C again to quit at once)`,
       });
       stopBatches.abort();
       dispatcher.stop();
@@ -342,12 +341,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
   }
   if (batch) {
     const running = batch.book.open().filter((c) => c.created);
-    if (running.length > 0 && end.kind !== 'done') {
-      notify({
-        key: 'batches-running',
-        text: `${running.length === 1 ? 'a batch keeps' : `${running.length} batches keep`} running at Google (${running.map((c) => c.created?.name).slice(0, 5).join(', ')}${running.length > 5 ? ', …' : ''}); to collect the results, run: ${resumeCommand(p.invocation)}`,
-      });
-    }
+    if (running.length > 0 && end.kind !== 'done') notify({ key: 'batches-running', text: batchesLeft(running.map((c) => c.created?.name ?? ''), config.simulate, resumeCommand(p.invocation)) });
   }
   // The input edited while the run read it: its rows are matched to their answers again before the output is written.
   const change = await job.recheckInput();

@@ -4,7 +4,7 @@
  * Every answer is a {@link ApiReply} the HTTP layer (batch-http.ts) writes. Resources belong to the caller's quota
  * project: another project's key sees a 404 (batches) or a 403 (files). Facts and sources: docs/batch-api.md.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { BatchAnswerer, readLine, type LineResult, type ReadLine } from './batch-answers.js';
 import { BatchJob, responsesJsonl } from './batch-job.js';
@@ -67,6 +67,8 @@ export class BatchService {
   private filesUploaded = 0;
   private downloads = 0;
   private answers = 0;
+  /** Seeds batch names (and, through {@link files}, file and upload names): {@link BatchScenario.nameSeed} or fresh. */
+  private readonly nameSeed: number;
 
   constructor(
     private readonly config: BatchScenario,
@@ -75,7 +77,8 @@ export class BatchService {
     private readonly clock: SimClock,
     scripts: ScriptBook,
   ) {
-    this.files = new FileStore(seed, config.fileTtlMs);
+    this.nameSeed = config.nameSeed ?? freshNameSeed();
+    this.files = new FileStore(this.nameSeed, config.fileTtlMs);
     this.answerer = new BatchAnswerer(seed, config, scripts);
     this.jobRuleUses = config.jobs.map(() => 0);
   }
@@ -240,7 +243,7 @@ export class BatchService {
       return json(429, NAMED_ERROR_BODIES['429-g-help-only']!());
     }
 
-    const id = resourceId(this.seed, ++this.created, 0xba7c, 22);
+    const id = resourceId(this.nameSeed, ++this.created, 0xba7c, 22);
     const keys = lines.flatMap((l) => (l.key !== undefined ? [l.key] : [])).sort();
     const end = this.endOf(this.created, keys, displayName);
     const init: ConstructorParameters<typeof BatchJob>[0] = {
@@ -260,7 +263,7 @@ export class BatchService {
     };
     if (displayName !== undefined) init.displayName = displayName;
     if (file !== undefined) init.fileName = file;
-    if (end === 'SUCCEEDED') init.results = this.results(lines, reads, spec, id);
+    if (end === 'SUCCEEDED') init.results = this.results(lines, reads, spec, this.created);
     const job = new BatchJob(init);
     this.jobs.set(id, job);
     this.order.push(job);
@@ -298,8 +301,8 @@ export class BatchService {
     return 'SUCCEEDED';
   }
 
-  /** Every line's result, in a seeded shuffled order unless `shuffle` is off. */
-  private results(lines: readonly BatchLine[], reads: readonly ReadLine[], spec: ModelSpec, id: string): LineResult[] {
+  /** Every line's result, in a shuffled order seeded by (seed, `nth` batch created) unless `shuffle` is off. */
+  private results(lines: readonly BatchLine[], reads: readonly ReadLine[], spec: ModelSpec, nth: number): LineResult[] {
     const results = lines.map((line, i) => this.answerer.answer(line, reads[i]!, spec, ++this.answers));
     const drop = this.config.dropInlineMetadata;
     if (drop > 0) {
@@ -307,7 +310,7 @@ export class BatchService {
     }
     if (!this.config.shuffle || results.length < 2) return results;
     const inOrder = [...results];
-    const random = seededRandom(mix32(this.seed, ...[...id].map((c) => c.charCodeAt(0))));
+    const random = seededRandom(mix32(this.seed, nth, 0x5b0f));
     for (let i = results.length - 1; i > 0; i--) {
       const j = random.int(0, i);
       [results[i], results[j]] = [results[j]!, results[i]!];
@@ -415,6 +418,15 @@ export class BatchService {
       downloads: this.downloads,
     };
   }
+}
+
+/**
+ * A name seed for one simulator start: the clock's ms and 32 random bits mixed, so two starts (even in the same ms)
+ * give different batch and file names.
+ */
+function freshNameSeed(): number {
+  const now = Date.now();
+  return mix32(now % 2 ** 32, Math.floor(now / 2 ** 32), randomInt(2 ** 32 - 1), randomInt(2 ** 32 - 1));
 }
 
 /** sha256 hex of sorted keys joined by "\n". */

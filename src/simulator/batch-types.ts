@@ -72,6 +72,12 @@ export interface BatchScenario {
   fileTtlMs: number;
   /** @default 'auto' */
   resultsForm: ResultsForm;
+  /**
+   * Seeds the names of batches, files and upload sessions. Absent: a fresh seed per simulator start (time and
+   * randomness), so a name from an earlier start can never point at another start's batch; a test that needs the
+   * same names every start sets it. @default fresh per start
+   */
+  nameSeed?: number;
   /** Results come back in a seeded shuffled order, not the input's (the real API guarantees no order). @default true */
   shuffle: boolean;
   /** Unfinished batches per project; a create beyond it is answered 429 (the real API: 100). @default 100 */

@@ -68,7 +68,7 @@ export function fileResource(f: StoredFile, origin: string): Record<string, unkn
   return body;
 }
 
-/** Files and upload sessions, keyed by id. Ids are seeded: the same scenario gives the same names. */
+/** Files and upload sessions, keyed by id. Ids are seeded by `seed` (the batch name seed: batch-service.ts). */
 export class FileStore {
   private readonly files = new Map<string, StoredFile>();
   private readonly sessions = new Map<string, UploadSession>();

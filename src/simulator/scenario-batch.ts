@@ -8,7 +8,7 @@ import { BLOCK_REASONS } from './scenario-scripts.js';
 import { defaultBatchScenario, type BatchEnd, type BatchScenario, type JobRule, type LineSelector } from './batch-types.js';
 
 const FIELDS = [
-  'pendingMs', 'runningMs', 'expireMs', 'fileTtlMs', 'resultsForm', 'shuffle', 'concurrentBatches', 'enqueuedTokens',
+  'pendingMs', 'runningMs', 'expireMs', 'fileTtlMs', 'resultsForm', 'nameSeed', 'shuffle', 'concurrentBatches', 'enqueuedTokens',
   'rejectCreates', 'outputDelayMs', 'dropInlineMetadata', 'createReplyDelayMs', 'uploadStartReplyDelayMs', 'uploadReplyDelayMs', 'downloadStallMs', 'lineErrors', 'blocked', 'jobs',
 ];
 const ENDS: readonly BatchEnd[] = ['SUCCEEDED', 'FAILED', 'EXPIRED', 'PENDING'];
@@ -50,6 +50,7 @@ export function parseBatch(c: ScenarioChecker, raw: unknown): BatchScenario {
   ms('downloadStallMs');
   if (o.resultsForm !== undefined) b.resultsForm = c.oneOf(o.resultsForm, ['batch', 'resultsForm'], ['auto', 'file', 'inline'] as const);
   if (o.dropInlineMetadata !== undefined) b.dropInlineMetadata = c.number(o.dropInlineMetadata, ['batch', 'dropInlineMetadata'], 0, 1);
+  if (o.nameSeed !== undefined) b.nameSeed = c.int(o.nameSeed, ['batch', 'nameSeed'], 0, 0xffffffff);
   if (o.shuffle !== undefined) b.shuffle = c.boolean(o.shuffle, ['batch', 'shuffle']);
   if (o.concurrentBatches !== undefined) b.concurrentBatches = c.int(o.concurrentBatches, ['batch', 'concurrentBatches'], 1);
   if (o.enqueuedTokens !== undefined) b.enqueuedTokens = c.int(o.enqueuedTokens, ['batch', 'enqueuedTokens'], 1);

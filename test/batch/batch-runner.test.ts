@@ -213,6 +213,45 @@ describe('BatchRunner', () => {
     h.log.close();
   });
 
+  it('ephemeral (--simulate): the uploads and batches of an earlier run are gone; their rows go into new batches, no old name polled, no attempt counted', async () => {
+    const first = new FakeBatchService({ endOf: () => 'pending' });
+    const h1 = harness(first, { ephemeral: true });
+    // Stop once b0001 and b0002 are created and b0003 uploaded.
+    const append = h1.log.append.bind(h1.log);
+    h1.log.append = (record) => {
+      append(record);
+      if (record.t === 'upload' && record.id === 'b0003') h1.stop.abort();
+    };
+    expect(await h1.runner.run()).toEqual({ kind: 'interrupted' });
+    h1.log.close();
+    expect(first.batches.map((b) => b.name)).toEqual(['batches/1', 'batches/2']);
+
+    // A new service, as the new simulator of a resumed --simulate run: its batches/1 is not the first run's.
+    const second = new FakeBatchService();
+    const polled: string[] = [];
+    const get = second.get.bind(second);
+    second.get = (name) => {
+      polled.push(name);
+      return get(name);
+    };
+    const h2 = harness(second, { ephemeral: true });
+    expect(await h2.runner.run()).toEqual({ kind: 'done' });
+    expectEachRowOnce(h2.appended);
+    expect(h2.appended.every((e) => e.status === 'ok' && e.attempts === 1)).toBe(true);
+    const old = ['b0001', 'b0002', 'b0003'].map((id) => h2.book.chunks.get(id)?.end);
+    expect(old.map((e) => e?.how)).toEqual(['dropped', 'dropped', 'dropped']);
+    expect(old.map((e) => e?.reason)).toEqual(Array(3).fill('the simulator of the run that made it has ended'));
+    expect(h2.notices).toContain('3 batches of an earlier run ended with its simulator (--simulate): their rows go into new batches');
+    // Each row went into exactly one batch of the new service, and each name polled is one the new service made.
+    const keys = second.batches.flatMap((b) => b.keys);
+    expect(keys).toHaveLength(ROWS);
+    expect(new Set(keys).size).toBe(ROWS);
+    expect(polled.length).toBeGreaterThan(0);
+    expect(polled.every((name) => second.batches.some((b) => b.name === name && b.keys.length > 0))).toBe(true);
+    expect(second.batches.every((b) => !b.displayName.endsWith('b0001') && !b.displayName.endsWith('b0002'))).toBe(true);
+    h2.log.close();
+  });
+
   it('stopped after each record and started again from the log, the job ends with each row once and one batch per chunk', async () => {
     const service = new FakeBatchService({
       answer: (key, attempt) => ((parseResultKey(key)?.row ?? 0) % 4 === 0 && attempt === 1 ? { kind: 'error', key, code: 13, status: undefined, message: 'internal' } : yes(key)),

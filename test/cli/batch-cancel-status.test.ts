@@ -1,8 +1,8 @@
 /**
  * Batches outside a classify run: Ctrl-C leaves them running and prints the command that re-attaches; `status` shows
  * each batch (name, state, lines, created) from the batch log without an API call, `status --refresh` with one get per
- * unfinished batch; `cancel` cancels them by name; the same classify command then collects what they answered and sends
- * the rest anew, every row ok. The Ctrl-C is a real SIGINT to a spawned CLI; the rest runs in-process.
+ * unfinished batch; `cancel` cancels them by name (a cancelled batch gives no results); the same classify command then
+ * sends their rows in new batches, every row ok. The Ctrl-C is a real SIGINT to a spawned CLI; the rest runs in-process.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,13 +74,13 @@ describe('batches outside a classify run', () => {
     const cancelled = await runMain(['cancel', 'rows.csv', '--keys-file', 'keys.txt', '--base-url', sim.url], { cwd: dir });
     expect(cancelled.code, cancelled.stdout + cancelled.stderr).toBe(0);
     expect(cancelled.stdout).toMatch(/b0001 batches\/\S+: cancel asked; now BATCH_STATE_CANCELLED/);
-    expect(cancelled.stdout).toContain('2 batches cancelled.');
+    expect(cancelled.stdout).toContain('2 batches cancelled; a cancelled batch gives no results, even for the lines it had done (docs/batch-api.md). Run the same classify --batch command again to send their rows in new batches.');
     expect(sim.stats().batches.byState.BATCH_STATE_CANCELLED).toBe(2);
     expect(BatchLog.read(logFile()).filter((r) => r.t === 'cancel').map((r) => r.t === 'cancel' && r.by)).toEqual(['user', 'user']);
     const again = await runMain(['cancel', 'rows.csv', '--keys-file', 'keys.txt', '--base-url', sim.url], { cwd: dir });
     expect(again.stdout).toContain('no unfinished batch to cancel');
 
-    // The same classify command: the cancelled batches give their rows back; new batches answer them.
+    // The same classify command: the cancelled batches give nothing (no output, as the API); new batches answer their rows.
     const resumed = await runMain(args, { cwd: dir });
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     const out = parse<Record<string, string>>(readFileSync(path.join(dir, 'rows.classified.csv')), { columns: true });

@@ -245,6 +245,10 @@ describe('cancel, delete, list and projects', () => {
     expect(after.metadata.state).toBe('BATCH_STATE_CANCELLED');
     expect(after.done).toBe(true);
     expect(after.response).toBeUndefined();
+    // No output at all, though 5 lines were done (docs/batch-api.md "Resource"): no responses file to download.
+    expect(after.metadata.output).toBeUndefined();
+    const file = await fetch(`${sim.url}/download/v1beta/files/batch-${name.split('/')[1]}:download?alt=media`, { headers: { 'x-goog-api-key': 'key-a' } });
+    expect(file.status).toBe(403);
     expect(after.metadata.batchStats).toEqual(before.metadata.batchStats);
     expect(after.metadata.batchStats).toEqual({ requestCount: '10', pendingRequestCount: '5', successfulRequestCount: '5' });
     expect((await ai.batches.get({ name })).state).toBe('JOB_STATE_CANCELLED');
