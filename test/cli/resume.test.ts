@@ -125,7 +125,7 @@ describe('resume', () => {
     expect(violations).toEqual([]);
     expect(kills).toBe(10);
     expect(readFileSync(path.join(dir, 'rows.classified.csv')).equals(readFileSync(path.join(reference, 'rows.classified.csv')))).toBe(true);
-  });
+  }, 240_000); // 11 spawned runs and 10 kills, each at a journaled-row count (no clock): past 60 s at load average 15-20 on 2 cores
 
   it('a manifest mismatch stops the job with exit 2 saying what differs; --restart starts over', async () => {
     const dir = workdir('mismatch');

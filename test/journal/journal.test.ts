@@ -324,7 +324,7 @@ describe('Journal repair of a torn last line', () => {
       expect(again.get(1)).toEqual(entry(1));
       await again.close();
     }
-  });
+  }, 180_000); // two opens, a repair, an append and fsyncs for every byte of the last line: past 60 s at load average 17 on 2 cores
 
   it('drops a last line that ends with a newline but is not a valid entry', async () => {
     const good = [entry(0), entry(1)];
