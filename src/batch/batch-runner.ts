@@ -18,6 +18,8 @@ import type { Journal } from '../journal/journal.js';
 import type { BatchInfo, BatchService, Credential, ModelAnswer } from '../providers/contract.js';
 import { ApiFailure, BillingFailure, CancelledFailure, KeyFailure, ModelFailure, RateLimitFailure, RequestFailure } from '../providers/failures.js';
 import type { DispatchEnd } from '../schedule/dispatcher.js';
+import { capServerWait } from '../schedule/server-wait.js';
+import { timerDelay } from '../schedule/timer-delay.js';
 import type { Verdict } from '../schedule/work-item.js';
 import { stageOf, type BatchBook, type ChunkState } from './batch-book.js';
 import type { BatchLog } from './batch-log.js';
@@ -466,7 +468,9 @@ export class BatchRunner {
     if (error instanceof ModelFailure || error instanceof RequestFailure) return { end: { kind: 'fatal', failure: error } };
     const n = ++this.#failuresInARow;
     if (n >= this.#o.timing.outageAfter) return { end: { kind: 'outage', reason: `${what} failed ${n} times in a row (${error.message}); the batches keep running` } };
-    const wait = error instanceof RateLimitFailure && error.details.waitMs !== undefined ? error.details.waitMs : backoffMs(n, this.#o.timing.retryMs, this.#o.timing.retryMaxMs);
+    // A server's wait is honoured up to SERVER_WAIT_CAP_MS (../schedule/server-wait.ts), then the call is tried again.
+    const asked = error instanceof RateLimitFailure ? capServerWait(error.details.waitMs) : undefined;
+    const wait = asked !== undefined ? asked : backoffMs(n, this.#o.timing.retryMs, this.#o.timing.retryMaxMs);
     this.#retryAt = this.#now() + wait;
     this.#o.notice(`batch-retry:${what}:${n}`, `${what} failed (${error.message}); trying again in ${Math.max(1, Math.round(wait / 1000))} s`);
     return 'wait';
@@ -514,7 +518,7 @@ export class BatchRunner {
         this.#o.signal.removeEventListener('abort', done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = setTimeout(done, timerDelay(ms));
       this.#o.signal.addEventListener('abort', done, { once: true });
     });
   }

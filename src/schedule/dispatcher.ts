@@ -37,6 +37,7 @@ import type { LimiterWait, ProjectLimiter, Reservation } from './project-limiter
 import type { Notice, RateLimitOutcome, RateLimitPolicy } from './rate-limit-policy.js';
 import { RequestTimeout } from './request-timeout.js';
 import { RetryQueue } from './retry-queue.js';
+import { timerDelay } from './timer-delay.js';
 import type { TokenEstimator } from './token-estimator.js';
 import { shareUsage } from './pack-usage.js';
 import type { ItemVerdict, PackRowVerdict, RowOutcome, WorkItem } from './work-item.js';
@@ -539,7 +540,7 @@ export class Dispatcher {
       this.#timer = undefined;
       this.#timerAt = Infinity;
       this.#pump();
-    }, Math.max(0, Math.ceil(at - now)));
+    }, timerDelay(at - now));
   }
 
   /** One pump soon (after the current I/O callbacks), however many events ask for it. */

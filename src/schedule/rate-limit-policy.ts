@@ -22,6 +22,9 @@
  * smaller burst, or another client in the project): no bursts, rate × 0.8, recovering additively (a tenth of the
  * lowered rate every 30 s).
  *
+ * A server's wait above five minutes (SERVER_WAIT_CAP_MS, ./server-wait.ts: a `retry-after` of years from a broken
+ * proxy) pauses the project for five minutes, said once; then a request probes again.
+ *
  * A daily 429 can carry a short, misleading retryDelay (fixture 429-b-free-rpd-short-retry-delay.json), so the period
  * decides, never the delay alone. A limit that is only the model's default (no --rpm/--tpm given, no quotaValue seen)
  * is probed upward (+25 % a minute) while the window is nearly full and no 429 comes.
@@ -30,6 +33,7 @@ import type { LimitHints } from '../providers/contract.js';
 import type { RateLimitDetails, RateLimitHit } from '../providers/failures.js';
 import { equalJitterDelay, serverDelayWithJitter } from './backoff.js';
 import type { ProjectLimiter } from './project-limiter.js';
+import { capServerWait, describeWait, SERVER_WAIT_CAP_MS } from './server-wait.js';
 
 /** What happened to the project, and whether the row's attempt counts against --max-attempts. */
 export interface RateLimitOutcome {
@@ -107,10 +111,11 @@ export class RateLimitPolicy {
    * @param sentAt when the rejected request was sent, ms: a request sent before the last adaptation was already in
    *   flight when the rate changed, so its 429 pauses the project but lowers nothing again.
    */
-  onRateLimited(details: RateLimitDetails, now: number, sentAt: number = now): RateLimitOutcome {
+  onRateLimited(asked: RateLimitDetails, now: number, sentAt: number = now): RateLimitOutcome {
     const limiter = this.#limiter;
     const stale = sentAt < this.#lastAdaptation;
     const where = `project ${limiter.project}, ${limiter.model}`;
+    const details = this.#capWait(asked, where);
     this.#last429 = now;
     this.#lastStep = now;
     // Shared capacity (Vertex Dynamic Shared Quota, a gateway): whatever the 429 says, no limit of the project was hit.
@@ -183,6 +188,22 @@ export class RateLimitPolicy {
     const until = now + delay;
     limiter.pause(until, perMinute.length > 0 ? `per-minute quota (${perMinute.map(nameOf).join(', ')})` : 'rate limited');
     return { hold: 'paused', until, countsAsAttempt: true };
+  }
+
+  /**
+   * The 429's wait capped at SERVER_WAIT_CAP_MS (./server-wait.ts explains the bound), said once per project: a
+   * server asking for hours or years is probed again after the cap, never waited out.
+   */
+  #capWait(details: RateLimitDetails, where: string): RateLimitDetails {
+    const waitMs = capServerWait(details.waitMs);
+    if (waitMs === details.waitMs) return details;
+    if (details.waitMs !== undefined && details.waitMs > SERVER_WAIT_CAP_MS) {
+      this.#notify({
+        key: `long-wait:${this.#limiter.project}`,
+        text: `${where}: a 429 asked to wait ${describeWait(details.waitMs)}; pausing ${describeWait(SERVER_WAIT_CAP_MS)} at most, then trying again (a per-minute quota refills within a minute; a daily one is parked when the 429 names it).`,
+      });
+    }
+    return { ...details, waitMs };
   }
 
   /**

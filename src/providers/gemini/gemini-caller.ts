@@ -7,7 +7,8 @@
  */
 import { GoogleGenAI, type GoogleGenAIOptions } from '@google/genai';
 import type { GenerateOptions, ModelAnswer, ModelCaller, ModelRequest, UploadListener } from '../contract.js';
-import { sendWithDeadline } from '../failures.js';
+import { sendWithDeadline, type ServerFailure } from '../failures.js';
+import { foreignBodyFailure, isJsonContentType } from '../foreign-body.js';
 import { httpTransport } from '../http-transport.js';
 import { classifyFailure } from './classify-failure.js';
 import { geminiCall } from './gemini-request.js';
@@ -47,8 +48,10 @@ export function createGeminiCaller(options: GeminiCallerOptions): ModelCaller {
   return {
     generate(request: ModelRequest, { signal, onUploaded, timeoutMs = options.timeoutMs }: GenerateOptions = {}): Promise<ModelAnswer> {
       const call = geminiCall(request);
-      // The SDK's documented per-request override: the same transport, told whom to report the upload to.
-      if (onUploaded) call.config.httpOptions = { fetch: reportingTransport(onUploaded) };
+      // The SDK's documented per-request override: the same transport, told whom to report the upload to, and
+      // watching for a successful status whose body is not JSON.
+      const seen: SeenResponse = { status: undefined, contentType: null, foreign: undefined };
+      call.config.httpOptions = { fetch: checkingTransport(seen, onUploaded) };
       return sendWithDeadline(
         signal,
         timeoutMs,
@@ -56,12 +59,45 @@ export function createGeminiCaller(options: GeminiCallerOptions): ModelCaller {
           call.config.abortSignal = abortSignal;
           return readAnswer(await ai.models.generateContent(call));
         },
-        (error) => classifyFailure(error, sharedQuota, request.serviceTier === 'flex'),
+        (error) => notAnAnswer(error, seen) ?? classifyFailure(error, sharedQuota, request.serviceTier === 'flex'),
       );
     },
   };
 }
 
-function reportingTransport(onUploaded: UploadListener): typeof fetch {
-  return (url, init) => httpTransport(url, init, onUploaded);
+/** What the transport saw of one call's response. */
+interface SeenResponse {
+  status: number | undefined;
+  contentType: string | null;
+  /** Set when a successful status came with a body that is not JSON (an HTML page on 200). */
+  foreign: ServerFailure | undefined;
+}
+
+const EXPECTED = 'a GenerateContentResponse';
+
+/**
+ * The shared transport for one call: reports the upload, and keeps the status and Content-Type of the response. A
+ * successful response labelled as anything but JSON (rare: a proxy's page) is read here, so that the failure can say
+ * what came back; it is then handed on, and the SDK's JSON parse fails on it.
+ */
+function checkingTransport(seen: SeenResponse, onUploaded: UploadListener | undefined): typeof fetch {
+  return async (url, init) => {
+    const response = await httpTransport(url, init, onUploaded);
+    seen.status = response.status;
+    seen.contentType = response.headers.get('content-type');
+    if (!response.ok || isJsonContentType(seen.contentType)) return response;
+    const text = await response.text();
+    seen.foreign = foreignBodyFailure(response.status, seen.contentType, text, EXPECTED);
+    return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/**
+ * The failure of a successful response the SDK could not read: a body that is not JSON (../foreign-body.ts), or
+ * JSON cut short (the SDK's SyntaxError). Undefined for anything else.
+ */
+function notAnAnswer(error: unknown, seen: SeenResponse): ServerFailure | undefined {
+  if (seen.foreign) return seen.foreign;
+  if (seen.status !== undefined && seen.status < 300 && error instanceof SyntaxError) return foreignBodyFailure(seen.status, seen.contentType, error.message, EXPECTED);
+  return undefined;
 }

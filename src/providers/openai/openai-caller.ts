@@ -14,11 +14,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import OpenAI from 'openai';
 import type { GenerateOptions, ModelAnswer, ModelCaller, ModelRequest, UploadListener } from '../contract.js';
 import { RequestFailure, sendWithDeadline } from '../failures.js';
+import { foreignBodyFailure } from '../foreign-body.js';
 import { httpTransport } from '../http-transport.js';
 import { chatParams, type RequestShape } from './chat-request.js';
 import { classifyFailure, refusalOf, type CapturedError } from './classify-failure.js';
 import type { ParamLadder } from './param-ladder.js';
-import { readAnswer } from './read-answer.js';
+import { readAnswer, type ChatCompletionLike } from './read-answer.js';
 
 /** The longest timer node accepts, ms: openai-node's own timeout is set to it, ours (sendWithDeadline) rules. */
 const NO_CLIENT_TIMEOUT_MS = 2_147_483_647;
@@ -27,6 +28,8 @@ const NO_CLIENT_TIMEOUT_MS = 2_147_483_647;
 interface CallSlot {
   onUploaded: UploadListener | undefined;
   error: CapturedError | undefined;
+  /** The status and Content-Type of a successful response, to name what came back when its JSON does not parse. */
+  ok: { status: number; contentType: string | null } | undefined;
 }
 
 const calls = new AsyncLocalStorage<CallSlot>();
@@ -35,7 +38,11 @@ const calls = new AsyncLocalStorage<CallSlot>();
 async function capturingFetch(url: string | URL | Request, init?: RequestInit): Promise<Response> {
   const slot = calls.getStore();
   const response = await httpTransport(url, init, slot?.onUploaded);
-  if (!slot || response.ok) return response;
+  if (!slot) return response;
+  if (response.ok) {
+    slot.ok = { status: response.status, contentType: response.headers.get('content-type') };
+    return response;
+  }
   const text = await response.text();
   slot.error = { status: response.status, headers: response.headers, text };
   return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -69,12 +76,31 @@ export function openAiClient(options: Pick<OpenAiCallerOptions, 'apiKey' | 'base
   });
 }
 
+/**
+ * The chat completion a successful response carried. openai-node hands back the body as text when its Content-Type
+ * is not JSON: text that parses to a completion is taken (a server that labels JSON `text/plain`); anything else (an
+ * HTML page on 200, a JSON value without `choices`) is not an answer.
+ * @throws ServerFailure (../foreign-body.ts): the body is not a chat completion; retried as a transport failure.
+ */
+export function completionOf(data: unknown, status: number, contentType: string | null): ChatCompletionLike {
+  let body = data;
+  if (typeof data === 'string') {
+    try {
+      body = JSON.parse(data);
+    } catch {
+      body = undefined;
+    }
+  }
+  if (typeof body === 'object' && body !== null && Array.isArray((body as { choices?: unknown }).choices)) return body;
+  throw foreignBodyFailure(status, contentType, typeof data === 'string' ? data : (JSON.stringify(data) ?? ''), 'a chat completion');
+}
+
 /** Creates a caller bound to one credential. */
 export function createOpenAiCaller(options: OpenAiCallerOptions): ModelCaller {
   const client = openAiClient(options);
 
   const sendOnce = (request: ModelRequest, shape: RequestShape, generate: GenerateOptions, timeoutMs: number): Promise<ModelAnswer> => {
-    const slot: CallSlot = { onUploaded: generate.onUploaded, error: undefined };
+    const slot: CallSlot = { onUploaded: generate.onUploaded, error: undefined, ok: undefined };
     const params = chatParams(request, shape);
     return sendWithDeadline(
       generate.signal,
@@ -82,9 +108,11 @@ export function createOpenAiCaller(options: OpenAiCallerOptions): ModelCaller {
       (signal) =>
         calls.run(slot, async () => {
           const { data, response } = await client.chat.completions.create(params as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal }).withResponse();
-          return readAnswer(data, response.headers, request.output, shape);
+          return readAnswer(completionOf(data, response.status, response.headers.get('content-type')), response.headers, request.output, shape);
         }),
-      (error) => classifyFailure(error, slot.error),
+      (error) =>
+        // JSON cut short on a successful status: the client's parse failed (a SyntaxError), the body is not an answer.
+        slot.ok && error instanceof SyntaxError ? foreignBodyFailure(slot.ok.status, slot.ok.contentType, error.message, 'a chat completion') : classifyFailure(error, slot.error),
     );
   };
 
