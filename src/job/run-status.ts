@@ -12,6 +12,8 @@ import { countOf, formatCount } from '../report/progress-snapshot.js';
 import { formatServed } from '../report/summary.js';
 import { ROW_STATUSES } from '../row-status.js';
 import { readRunLog } from '../journal/run-log.js';
+import { countJobRuns, type CountedRun } from '../journal/run-counts.js';
+import { batchCount } from '../batch/batch-count.js';
 import { priceOf } from '../plan/price.js';
 import { providerCatalog } from '../providers/create-provider.js';
 import { nonNegativeNumber } from '../config/option-values.js';
@@ -64,13 +66,17 @@ export async function runStatus(
     const tally = new JobTally(journal, records, priceOf(catalog.model(model).price, override));
     const { byStatus, costUsd } = tally;
     const totals = journal.totals();
-    const runs = await readRunLog(jobFiles(dir).runs);
+    const logged = await readRunLog(jobFiles(dir).runs);
+    // Requests as each run's summary counted them (runs.jsonl holds the figures the summaries printed): one source of
+    // truth, so that status and the summaries agree (a pack of --rows-per-request rows is one request). A run that
+    // ended without its last record is lifted to what its journal entries prove (../journal/run-counts.ts), and the
+    // total never falls below what the journal proves for the whole job.
+    const counted = countJobRuns(journal, logged);
+    const { runs } = counted;
     const rateLimited = runs.reduce((n, r) => n + r.rateLimited, 0);
-    // Retries as each run's summary reported them (runs.jsonl holds the figures the summaries printed): one source of
-    // truth, so that status and the summaries agree. A run killed between two of its log records counts up to the last.
+    // Retries as each run's summary reported them. A run killed between two of its log records counts up to the last.
     const retries = runs.reduce((n, r) => n + (typeof r.retries === 'number' ? r.retries : 0), 0);
-    // A run killed between two of its log records undercounts; the journal's attempts count every finished row's requests.
-    const requests = Math.max(runs.reduce((n, r) => n + r.requests, 0), totals.attempts);
+    const { requests } = counted;
     const report = {
       jobDir: dir,
       input: manifest.input.path,
@@ -121,7 +127,8 @@ export async function runStatus(
             ? ` · cost so far ≈ $${costUsd.toFixed(costUsd < 1 ? 4 : 2)} at ${Object.keys(override).length > 0 ? 'the price given' : 'list price'}`
             : ` · cost unknown: no list price for ${model} (give --price-input and --price-output, USD per 1M tokens)`) +
           (tally.byTier.standard < tally.done ? ` · rows billed at ${formatServed(tally.byTier)}` : ''),
-        `requests: ${formatCount(requests)} in ${runs.length} run${runs.length === 1 ? '' : 's'} · 429s: ${formatCount(rateLimited)} · retries: ${formatCount(retries)}`,
+        `requests: ${formatCount(requests)} in ${runs.length} run${runs.length === 1 ? '' : 's'}${killedNote(runs)} · 429s: ${formatCount(rateLimited)} · retries: ${formatCount(retries)}` +
+          (counted.batchRows > 0 ? ` · ${countOf(counted.batchRows, 'row')} answered through ${countOf(batchCount(book), 'batch', 'batches')}` : ''),
         ...formatBatchStatus(batches, options.refresh === true),
         '',
       ].join('\n'),
@@ -132,6 +139,11 @@ export async function runStatus(
   }
 }
 
+/** ` (N ended without a summary: counted from the journal)` when runs were lifted by the journal, else ''. */
+function killedNote(runs: readonly CountedRun[]): string {
+  const n = runs.filter((r) => r.fromJournal === true).length;
+  return n === 0 ? '' : ` (${n} ended without a summary: counted from the journal)`;
+}
 
 function optional<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
   return value === undefined ? {} : ({ [key]: value } as Record<K, number>);

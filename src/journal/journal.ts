@@ -26,6 +26,7 @@ import {
   serializeEntry,
   statusCode,
   type EntryStatus,
+  type LineHead,
 } from './journal-line.js';
 
 /** Options of {@link Journal.open}. */
@@ -180,12 +181,13 @@ export class Journal {
   }
 
   /**
-   * Calls `visit(row, line, fp)` for the latest entry of every row, in file order, reading the file sequentially in
+   * Calls `visit(row, line, fp, head)` for the latest entry of every row, in file order, reading the file sequentially in
    * 4 MiB chunks (one pass, no pread per row): `line` holds the line's bytes without its newline and is valid only
-   * during the call; `fp` is the entry's fingerprint. For passes over every entry (../job/reconcile-input.ts).
+   * during the call; `fp` is the entry's fingerprint; `head` its row, status code, attempts and tokens (reused between
+   * calls). For passes over every entry (../job/reconcile-input.ts, ./run-counts.ts).
    * @throws InputError code `JOURNAL_CORRUPT` when a latest line no longer parses (the file was changed under us).
    */
-  forEachLatest(visit: (row: number, line: Buffer, fp: string) => void): void {
+  forEachLatest(visit: (row: number, line: Buffer, fp: string, head: Readonly<LineHead>) => void): void {
     this.assertOpen();
     const h = newLineHead();
     forEachLine(this.fd, this.end, (buf, start, end, offset) => {
@@ -195,7 +197,7 @@ export class Journal {
       const raw = quote < 0 || quote > end ? undefined : buf.subarray(h.end, quote);
       const fp = raw && !raw.includes(0x5c) ? raw.toString('latin1') : this.get(h.row)?.fp;
       if (fp === undefined) throw new InputError('JOURNAL_CORRUPT', { file: this.file }, `the entry of row ${h.row} at byte ${offset} has no fingerprint`);
-      visit(h.row, buf.subarray(start, end), fp);
+      visit(h.row, buf.subarray(start, end), fp, h);
     });
   }
 

@@ -11,6 +11,10 @@ import { priceOf } from '../../plan/price.js';
 import { providerCatalog } from '../../providers/create-provider.js';
 import type { ProviderName } from '../../providers/contract.js';
 import { readRunLog } from '../../journal/run-log.js';
+import { countJobRuns, type JobRunCounts } from '../../journal/run-counts.js';
+import { BatchBook } from '../../batch/batch-book.js';
+import { batchCount } from '../../batch/batch-count.js';
+import { BatchLog } from '../../batch/batch-log.js';
 import { boundStretches } from './bound-stretches.js';
 import { projectSeries, SERIES } from './chart-series.js';
 import { failureChart, lineChart, percentileStyle, perDayChart, stretchChart } from './chart-specs.js';
@@ -42,17 +46,23 @@ export async function buildReport(jobDir: string, manifest: Manifest, options: B
   const price = priceOf(catalog.model(model).price, options.price ?? {});
   const total = manifest.input.records ?? 0;
 
-  const journal = await Journal.open(files.journal);
-  let tables;
-  try {
-    tables = jobTables(journal, total, price);
-  } finally {
-    await journal.close();
-  }
-  const runs = await readRunLog(files.runs);
+  const logged = await readRunLog(files.runs);
   const digestBuilder = new DigestBuilder(catalog.quotaDay);
   const read = readEventLog(files.events, digestBuilder);
   const digest = digestBuilder.digest;
+  const journal = await Journal.open(files.journal);
+  let tables;
+  let counted: JobRunCounts;
+  try {
+    tables = jobTables(journal, total, price);
+    // Runs that ended without their last record are lifted to what the journal and the event log recorded of them.
+    const eventRequests = new Map(digest.runs.map((r) => [r.header.run, [...r.projects.values()].reduce((n, p) => n + p.requests, 0)]));
+    counted = countJobRuns(journal, logged, eventRequests);
+  } finally {
+    await journal.close();
+  }
+  const { runs } = counted;
+  const batches = counted.batchRows > 0 ? { rows: counted.batchRows, batches: batchCount(new BatchBook(BatchLog.read(files.batches))) } : undefined;
 
   const charted = digest.runs.filter((r) => [...r.projects.values()].some((p) => p.requests > 0)).slice(-MAX_CHARTED_RUNS);
   const sections: RunSection[] = [];
@@ -156,6 +166,8 @@ export async function buildReport(jobDir: string, manifest: Manifest, options: B
     generatedAt: options.now ?? Date.now(),
     tables,
     runs,
+    ...(batches ? { batches } : {}),
+    requests: counted.requests,
     price: price ? { input: price.input, output: price.output, source: price.source } : undefined,
     eventLog: { found: read.found, skipped: read.skipped, bytes: read.bytes, runs: digest.runs.length, charted: charted.length },
     sections,

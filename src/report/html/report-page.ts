@@ -3,7 +3,7 @@
  * across pages), the charts as inline SVG, no script and nothing fetched, so that it opens from disk anywhere and
  * prints well. Every text from the job (labels, errors, names) is HTML-escaped.
  */
-import type { RunRecord } from '../../journal/run-log.js';
+import type { CountedRun } from '../../journal/run-counts.js';
 import type { BillingTier } from '../../plan/price.js';
 import { ROW_STATUSES } from '../../row-status.js';
 import { formatCount } from '../progress-snapshot.js';
@@ -41,7 +41,12 @@ export interface ReportModel {
   endpoint: string | undefined;
   generatedAt: number;
   tables: JobTables;
-  runs: RunRecord[];
+  /** The runs as counted (../../journal/run-counts.ts): killed runs lifted to what the journal and event log show. */
+  runs: CountedRun[];
+  /** Online requests of the job: the runs' sum, never below what the journal proves. */
+  requests: number;
+  /** Rows answered through the Batch API and the batches created (batches.jsonl); absent when none. */
+  batches?: { rows: number; batches: number };
   price: { input: number; output: number; source: string } | undefined;
   eventLog: { found: boolean; skipped: number; bytes: number; runs: number; charted: number };
   sections: RunSection[];
@@ -81,13 +86,14 @@ code { font-size: 12px; } .none { color: #555; font-style: italic; }
 export function reportPage(m: ReportModel): string {
   const t = m.tables;
   const statuses = ROW_STATUSES.filter((s) => t.byStatus[s] > 0).map((s) => `${s} ${formatCount(t.byStatus[s])}`);
-  const requests = m.runs.reduce((n, r) => n + r.requests, 0);
+  const requests = m.requests;
+  const batched = m.batches ? ` · ${formatCount(m.batches.rows)} row${m.batches.rows === 1 ? '' : 's'} answered through ${formatCount(m.batches.batches)} batch${m.batches.batches === 1 ? '' : 'es'}` : '';
   const rateLimited = m.runs.reduce((n, r) => n + r.rateLimited, 0);
   const cost = t.tiers.every((x) => x.costUsd !== undefined) ? t.tiers.reduce((n, x) => n + (x.costUsd ?? 0), 0) : undefined;
   const body = [
     `<h1>gemini-batch run report</h1>`,
     `<p class="meta">job <code>${esc(m.jobDir)}</code> · input <code>${esc(m.input)}</code> · model ${esc(m.model)} · provider ${esc(m.provider)}${m.endpoint ? ` (${esc(m.endpoint)})` : ''} · made ${esc(utc(m.generatedAt))}</p>`,
-    `<p><strong>${formatCount(t.total)} rows</strong>: ${esc(statuses.join(', ') || 'none')} · ${formatCount(requests)} requests in ${m.runs.length} run${m.runs.length === 1 ? '' : 's'} · ${formatCount(rateLimited)} 429s${cost !== undefined ? ` · cost ≈ ${usd(cost)} at list price` : ''}</p>`,
+    `<p><strong>${formatCount(t.total)} rows</strong>: ${esc(statuses.join(', ') || 'none')} · ${formatCount(requests)} online requests in ${m.runs.length} run${m.runs.length === 1 ? '' : 's'}${batched} · ${formatCount(rateLimited)} 429s${cost !== undefined ? ` · cost ≈ ${usd(cost)} at list price` : ''}</p>`,
     runsTable(m.runs),
     ...runSections(m),
     m.dayCharts.length > 0 ? `<h2>Requests per quota day</h2>${m.dayCharts.map(figure).join('')}` : '',
@@ -98,11 +104,11 @@ export function reportPage(m: ReportModel): string {
   return `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>gemini-batch report — ${esc(m.input)}</title>\n<style>${CSS}\n</style>\n</head>\n<body>\n${body.filter((b) => b !== '').join('\n')}\n</body>\n</html>\n`;
 }
 
-function runsTable(runs: RunRecord[]): string {
+function runsTable(runs: CountedRun[]): string {
   if (runs.length === 0) return `<h2>Runs</h2><p class="none">no run recorded (runs.jsonl is empty)</p>`;
   const rows = runs.map(
     (r, i) =>
-      `<tr><td class="n">${i + 1}</td><td>${esc(r.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</td><td>${esc(r.updatedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</td><td>${r.exitCode === null ? 'none (killed, or still running)' : `${r.exitCode} — ${esc(EXIT_MEANINGS[r.exitCode] ?? 'unknown')}`}</td><td class="n">${formatCount(r.requests)}</td><td class="n">${formatCount(r.rateLimited)}</td><td class="n">${formatCount(r.retries ?? 0)}</td><td class="n">${formatCount(r.finished ?? 0)}</td></tr>`,
+      `<tr><td class="n">${i + 1}</td><td>${esc(r.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</td><td>${esc(r.updatedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</td><td>${r.exitCode === null ? (r.fromJournal ? 'none (killed, or still running): counts from the journal and event log' : 'none (killed, or still running)') : `${r.exitCode} — ${esc(EXIT_MEANINGS[r.exitCode] ?? 'unknown')}`}</td><td class="n">${formatCount(r.requests)}</td><td class="n">${formatCount(r.rateLimited)}</td><td class="n">${formatCount(r.retries ?? 0)}</td><td class="n">${formatCount(r.finished ?? 0)}</td></tr>`,
   );
   return `<h2>Runs</h2><table class="runs"><thead><tr><th>#</th><th>started</th><th>last update</th><th>exit code</th><th>requests</th><th>429s</th><th>retries</th><th>rows finished</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -110,7 +116,9 @@ function runsTable(runs: RunRecord[]): string {
 function runSections(m: ReportModel): string[] {
   if (!m.eventLog.found) return [`<h2>Charts</h2><p class="none">no event log in the job directory (events.log): runs of gemini-batch before the run report recorded none, so there is nothing to chart.</p>`];
   const out: string[] = [];
-  if (m.eventLog.charted < m.eventLog.runs) {
+  if (m.eventLog.charted === 0 && m.eventLog.runs > 0) {
+    out.push(`<p class="meta">No run sent online requests: nothing to chart${m.batches ? ' (the rows were answered through the Batch API)' : ''}.</p>`);
+  } else if (m.eventLog.charted < m.eventLog.runs) {
     out.push(`<p class="meta">Charts for the last ${m.eventLog.charted} run${m.eventLog.charted === 1 ? '' : 's'} that sent requests, of ${m.eventLog.runs} in the event log.</p>`);
   }
   for (const s of m.sections) {
