@@ -43,6 +43,11 @@ export interface OpenJob {
    */
   recheckInput(): Promise<Reconciled | null>;
   close(): Promise<void>;
+  /**
+   * For a process about to exit (a second Ctrl-C): syncs the journal if it is still open and removes the lock,
+   * synchronously. Errors are swallowed: the journal's lines are written one by one, and a lock left behind is stale.
+   */
+  closeSync(): void;
 }
 
 /** What identifies a job's answers besides its settings. */
@@ -171,6 +176,14 @@ export async function openJob(config: ClassifyConfig, input: InputSource, identi
         async close() {
           await job.journal.close();
           await release();
+        },
+        closeSync() {
+          try {
+            job.journal.flush();
+          } catch {
+            // closed already, or the disk refused: the lines written so far are on disk
+          }
+          release.sync();
         },
       };
       return job;

@@ -304,100 +304,128 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     reporter.tick(snapshot());
     if (++ticks % 8 === 0) void logRun(null); // every 2 s
   }, 250);
+  // Where a second Ctrl-C finds the run: it quits at once in every phase, saying what was and was not written.
+  let finishing: { phase: 'output' } | { phase: 'written'; exitCode: number; ending: string; outputNote: string | undefined; escapedCells: number | undefined } | undefined;
   const interrupts = installInterrupts({
     onFirst: () => {
       notify({
         key: 'interrupt',
-        text: `stopping: ${batch ? (config.simulate ? 'the simulated batches end with this process; ' : 'the batches keep running at Google; ') : ''}no new requests; waiting for the ones in flight (Ctrl-C again to quit at once)`,
+        text:
+          finishing !== undefined
+            ? `stopping: no request left to wait for; ${finishing.phase === 'output' ? 'writing the output' : config.report !== undefined ? 'writing the run report' : 'finishing'} (Ctrl-C again to quit at once)`
+            : `stopping: ${batch ? (config.simulate ? 'the simulated batches end with this process; ' : 'the batches keep running at Google; ') : ''}no new requests; waiting for the ones in flight (Ctrl-C again to quit at once)`,
       });
       stopBatches.abort();
       dispatcher.stop();
     },
     onSecond: () => {
       // The process exits right after this (synchronously): the journal is on disk line by line; say where things stand
-      // and how to resume, as the first Ctrl-C does.
-      journal.flush();
-      void daily.flush();
+      // and how to resume, as the first Ctrl-C does, and release the job's lock. The run report is not written: building
+      // it reads the whole job directory, which is what a quit at once must not wait for; `report` writes it later.
       clearInterval(ticker);
       events.close();
-      appendRunLogSync(job.files.runs, runRecord(ExitCode.Stopped));
+      void daily.flush();
       const pending = countOf(tally.byStatus.pending, 'row');
-      reporter.finish(summaryOf(ExitCode.Stopped, `quit at once (second Ctrl-C): ${pending} pending, requests in flight abandoned; the output file was not written`, undefined));
+      let summary: JobSummary;
+      if (finishing?.phase === 'written') {
+        // The output is in place: the run ended as it did; only the report (if asked for) is missing.
+        summary = {
+          ...summaryOf(finishing.exitCode, finishing.ending, finishing.outputNote),
+          ...(finishing.escapedCells !== undefined ? { escapedCells: finishing.escapedCells } : {}),
+        };
+      } else {
+        const what = finishing === undefined ? 'requests in flight abandoned; ' : '';
+        summary = summaryOf(ExitCode.Stopped, `quit at once (second Ctrl-C): ${pending} pending, ${what}the output file was not written`, undefined);
+      }
+      if (config.report !== undefined) summary.reportCommand = reportCommand(p.invocation.prefix, job.dir, config.report, config.price);
+      appendRunLogSync(job.files.runs, runRecord(summary.exitCode));
+      job.closeSync();
+      reporter.finish(summary);
+      return summary.exitCode;
     },
   });
-
-  let end: DispatchEnd;
   try {
-    const batchEnd = batch ? await batch.runner.run() : undefined;
-    end = batchEnd && batchEnd.kind !== 'done' ? batchEnd : stopBatches.signal.aborted ? { kind: 'interrupted' } : await dispatcher.run();
+    return await finishRun();
   } finally {
-    clearInterval(ticker);
-    events.close();
     interrupts.remove();
-    batch?.close();
-    journal.flush();
-    await daily.close();
-    await logRun(null);
   }
-  if (batch) {
-    const running = batch.book.open().filter((c) => c.created);
-    if (running.length > 0 && end.kind !== 'done') notify({ key: 'batches-running', text: batchesLeft(running.map((c) => c.created?.name ?? ''), config.simulate, resumeCommand(p.invocation)) });
-  }
-  // The input edited while the run read it: its rows are matched to their answers again before the output is written.
-  const change = await job.recheckInput();
-  if (change) {
-    notify({ key: 'input-changed', text: job.notes.at(-1) as string });
-    total = config.limit !== undefined ? Math.min(config.limit, job.records) : job.records;
-    const finished = tally.finishedThisRun;
-    tally = new JobTally(job.journal, total, price);
-    tally.finishedThisRun = finished;
-  }
-  reporter.tick(snapshot());
 
-  const day = endpoint.provider.quotaDay;
-  let { exitCode, ending } = exitFor(end, tally.byStatus, total, endpoint.description, day);
-  let pending = pendingReason(end, day);
-  if (change && end.kind === 'done' && tally.byStatus.pending > 0) {
-    exitCode = ExitCode.Stopped;
-    ending = `the input changed during the run: ${countOf(tally.byStatus.pending, 'row')} new or edited ${tally.byStatus.pending === 1 ? 'is' : 'are'} pending; run the same command again to send ${tally.byStatus.pending === 1 ? 'it' : 'them'}`;
-    pending = 'not sent: the input changed during the run; run the same command again to send this row';
-  }
-  let outputNote: string | undefined = outputTarget === '-' ? undefined : outputTarget;
-  let escapedCells: number | undefined;
-  if (await keepEarlierOutput(outputTarget, end, tally.finishedThisRun)) {
-    // A run that stopped before finishing any row has nothing to add: the file there (an earlier run's results, or
-    // another job's) is not replaced by one of pending rows.
-    outputNote = `${outputTarget} not replaced: this run finished no row (the file is left as it was)`;
-  } else {
-    const written = await writeResults({
-      input: source,
-      total,
-      journal: job.journal,
-      fingerprint,
-      layout: prepared.layout,
-      pendingError: pending,
-      spec: {
-        target: outputTarget,
-        stdout: io.stdout,
-        ...outputDialect(source),
-        escapeFormulas: config.escapeFormulas,
-        onWarning: (text) => reporter.notice(text),
-      },
-    });
-    escapedCells = written.escapedCells;
-    if (written.rows !== total) outputNote = `${outputNote ?? 'stdout'} (${written.rows} rows; expected ${total})`;
-    if (written.stale > 0) {
-      // The input changed between the check above and the writing: those rows are written pending, not mislabelled.
-      notify({ key: 'stale-answers', text: `${countOf(written.stale, 'row')} changed while the output was written; written pending` });
-      exitCode = ExitCode.Stopped;
-      ending = `the input changed while the output was written: ${countOf(written.stale, 'row')} written pending; run the same command again`;
+  /** Sends, writes the output and the report, prints the summary; the Ctrl-C handlers above are installed throughout. */
+  async function finishRun(): Promise<number> {
+    let end: DispatchEnd;
+    try {
+      const batchEnd = batch ? await batch.runner.run() : undefined;
+      end = batchEnd && batchEnd.kind !== 'done' ? batchEnd : stopBatches.signal.aborted ? { kind: 'interrupted' } : await dispatcher.run();
+    } finally {
+      finishing = { phase: 'output' };
+      clearInterval(ticker);
+      events.close();
+      batch?.close();
+      journal.flush();
+      await daily.close();
+      await logRun(null);
     }
-  }
+    if (batch) {
+      const running = batch.book.open().filter((c) => c.created);
+      if (running.length > 0 && end.kind !== 'done') notify({ key: 'batches-running', text: batchesLeft(running.map((c) => c.created?.name ?? ''), config.simulate, resumeCommand(p.invocation)) });
+    }
+    // The input edited while the run read it: its rows are matched to their answers again before the output is written.
+    const change = await job.recheckInput();
+    if (change) {
+      notify({ key: 'input-changed', text: job.notes.at(-1) as string });
+      total = config.limit !== undefined ? Math.min(config.limit, job.records) : job.records;
+      const finished = tally.finishedThisRun;
+      tally = new JobTally(job.journal, total, price);
+      tally.finishedThisRun = finished;
+    }
+    reporter.tick(snapshot());
 
-  await logRun(exitCode);
-  const report = config.report !== undefined ? await writeRunReport(job.dir, config.report, config.price, notify) : undefined;
-  reporter.finish({ ...summaryOf(exitCode, ending, outputNote), ...(escapedCells !== undefined ? { escapedCells } : {}), ...(report ? { report } : {}) });
-  return exitCode;
+    const day = endpoint.provider.quotaDay;
+    let { exitCode, ending } = exitFor(end, tally.byStatus, total, endpoint.description, day);
+    let pending = pendingReason(end, day);
+    if (change && end.kind === 'done' && tally.byStatus.pending > 0) {
+      exitCode = ExitCode.Stopped;
+      ending = `the input changed during the run: ${countOf(tally.byStatus.pending, 'row')} new or edited ${tally.byStatus.pending === 1 ? 'is' : 'are'} pending; run the same command again to send ${tally.byStatus.pending === 1 ? 'it' : 'them'}`;
+      pending = 'not sent: the input changed during the run; run the same command again to send this row';
+    }
+    let outputNote: string | undefined = outputTarget === '-' ? undefined : outputTarget;
+    let escapedCells: number | undefined;
+    if (await keepEarlierOutput(outputTarget, end, tally.finishedThisRun)) {
+      // A run that stopped before finishing any row has nothing to add: the file there (an earlier run's results, or
+      // another job's) is not replaced by one of pending rows.
+      outputNote = `${outputTarget} not replaced: this run finished no row (the file is left as it was)`;
+    } else {
+      const written = await writeResults({
+        input: source,
+        total,
+        journal: job.journal,
+        fingerprint,
+        layout: prepared.layout,
+        pendingError: pending,
+        spec: {
+          target: outputTarget,
+          stdout: io.stdout,
+          ...outputDialect(source),
+          escapeFormulas: config.escapeFormulas,
+          onWarning: (text) => reporter.notice(text),
+        },
+      });
+      escapedCells = written.escapedCells;
+      if (written.rows !== total) outputNote = `${outputNote ?? 'stdout'} (${written.rows} rows; expected ${total})`;
+      if (written.stale > 0) {
+        // The input changed between the check above and the writing: those rows are written pending, not mislabelled.
+        notify({ key: 'stale-answers', text: `${countOf(written.stale, 'row')} changed while the output was written; written pending` });
+        exitCode = ExitCode.Stopped;
+        ending = `the input changed while the output was written: ${countOf(written.stale, 'row')} written pending; run the same command again`;
+      }
+    }
+
+    finishing = { phase: 'written', exitCode, ending, outputNote, escapedCells };
+    await logRun(exitCode);
+    const report = config.report !== undefined ? await writeRunReport(job.dir, config.report, config.price, notify) : undefined;
+    reporter.finish({ ...summaryOf(exitCode, ending, outputNote), ...(escapedCells !== undefined ? { escapedCells } : {}), ...(report ? { report } : {}) });
+    return exitCode;
+  }
 }
 
 function exitFor(end: DispatchEnd, byStatus: Record<RowStatus, number>, total: number, endpoint: string, day: QuotaDay): { exitCode: number; ending: string } {
@@ -536,6 +564,12 @@ function journalEntry(item: WorkItem, outcome: RowOutcome, tier: BillingTier | u
 function describeLimits(limits: ProjectLimits): string {
   const one = (name: string, l: QuotaLimit | undefined) => (l ? `${name} ${formatCount(l.value)} (${l.source})` : `${name} –`);
   return [one('RPM', limits.rpm), one('TPM', limits.tpm), one('RPD', limits.rpd)].join(' · ');
+}
+
+/** The `report` command that writes the run's report as `--report` would have (same file, same prices). */
+function reportCommand(prefix: string, jobDir: string, file: string, price: { input?: number; output?: number }): string {
+  const prices = [...(price.input !== undefined ? ['--price-input', String(price.input)] : []), ...(price.output !== undefined ? ['--price-output', String(price.output)] : [])];
+  return formatCommand(prefix, ['report', jobDir, '-o', file, ...prices]);
 }
 
 /** The command that resumes the job: the one typed, without --restart (which would discard what is done). */

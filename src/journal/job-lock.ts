@@ -3,7 +3,7 @@
  * gone (killed, machine rebooted) is stale and taken over.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { constants, readFileSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,15 @@ interface LockContent {
   nonce?: string;
 }
 
+/**
+ * Removes the lock if it is still ours (idempotent). Awaiting it releases asynchronously; `sync()` does the same
+ * synchronously, for a process about to exit (a second Ctrl-C, ../job/interrupts.ts).
+ */
+export interface JobLockRelease {
+  (): Promise<void>;
+  sync(): void;
+}
+
 /** Attempts to win the lock before giving up while others take over a stale one (each waits {@link RETRY_MS}). */
 const MAX_ATTEMPTS = 50;
 const RETRY_MS = 20;
@@ -39,12 +48,12 @@ const RETRY_MS = 20;
  * its file over `lock`, which replaces the stale one atomically. Two processes can therefore never both win, and
  * nobody can delete a lock just taken: each lock holds a random nonce, so no two locks have the same bytes.
  * A takeover claim left by a taker that died is moved aside once its process is gone.
- * @returns a function that removes the lock if it is still ours (idempotent).
+ * @returns a {@link JobLockRelease}: removes the lock if it is still ours (idempotent), awaited or `sync()`.
  * @throws UsageError code `JOB_LOCKED` (exit 2) when a live process holds it: "another gemini-batch (pid N) is
  *   running this job", or when the holder is on another host and cannot be checked.
  * @throws UsageError code `JOB_DIR_UNWRITABLE` (exit 2) when the directory cannot be created or written.
  */
-export async function acquireJobLock(jobDir: string): Promise<() => Promise<void>> {
+export async function acquireJobLock(jobDir: string): Promise<JobLockRelease> {
   const lock = jobFiles(jobDir).lock;
   const mine: LockContent = {
     pid: process.pid,
@@ -82,12 +91,41 @@ export async function acquireJobLock(jobDir: string): Promise<() => Promise<void
     await fs.rm(temp, { force: true });
   }
   let released = false;
-  return async () => {
+  const isMine = (holder: LockContent | null) => holder?.pid === mine.pid && holder.nonce === mine.nonce;
+  const release = async () => {
     if (released) return;
     released = true;
-    const holder = parseLock(await readLockBytes(lock));
-    if (holder?.pid === mine.pid && holder.nonce === mine.nonce) await fs.rm(lock, { force: true });
+    if (isMine(parseLock(await readLockBytes(lock)))) await fs.rm(lock, { force: true });
   };
+  return Object.assign(release, {
+    sync(): void {
+      if (released) return;
+      released = true;
+      try {
+        if (isMine(parseLock(readLockBytesSync(lock)))) rmSync(lock, { force: true });
+      } catch {
+        // left behind: stale once this process is gone, and taken over by the next run
+      }
+    },
+  });
+}
+
+/** {@link readLockBytes}, synchronously. */
+function readLockBytesSync(file: string): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') return Buffer.from('symbolic link');
+    throw error;
+  }
+  try {
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -37,6 +37,8 @@ export interface JobSummary {
   served?: Partial<Record<string, number>>;
   /** The HTML run report written (--report). */
   report?: string;
+  /** The `report` command that writes the --report a second Ctrl-C skipped (../job/run-classify.ts). */
+  reportCommand?: string;
 }
 
 /** `180 flex, 20 standard`: the tiers that served answers, most first. */
@@ -85,6 +87,7 @@ export function formatSummary(s: JobSummary): string[] {
   }
   lines.push(`job: ${s.jobDir}`);
   if (s.report) lines.push(`report: ${s.report}`);
+  if (s.reportCommand) lines.push(`report not written (second Ctrl-C); write it with: ${s.reportCommand}`);
   if (s.resumeCommand) lines.push(`resume with: ${s.resumeCommand}`);
   return lines;
 }

@@ -4,8 +4,9 @@
  * a Ctrl-C is the point; those act on the job's state (journaled rows, a printed line, a request the simulator holds),
  * never at a moment picked by a clock.
  */
+import { execSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
@@ -189,7 +190,8 @@ describe('resume', () => {
   it('a second Ctrl-C quits at once: the journal on disk, the run logged, the resume command printed, no further request', async () => {
     const dir = workdir('interrupt-twice');
     makeRows(dir, 400, (i) => (i === 100 ? ' #slow-once' : ''));
-    const args = ['classify', 'rows.csv', ...base, '--base-url', sim.url, '--workers-per-key', '1'];
+    // With --report: the report is not written on a quit at once; the summary prints the command that writes it.
+    const args = ['classify', 'rows.csv', ...base, '--base-url', sim.url, '--workers-per-key', '1', '--report'];
     // With one worker, rows 0–99 are answered and journaled, then row 100 is in flight for 30 s: the first Ctrl-C waits
     // for it, the second one (sent once the first is handled) must not.
     const slowSha = promptSha(`Ticket 100: ${textOf(100, ' #slow-once')}`);
@@ -205,6 +207,9 @@ describe('resume', () => {
     expect(quit.code).toBe(3);
     expect(quit.stdout).toMatch(/quit at once \(second Ctrl-C\): 300 rows pending, requests in flight abandoned/);
     expect(quit.stdout).toContain(`resume with: node ${binPath} classify rows.csv`);
+    expect(quit.stdout).toContain(`report not written (second Ctrl-C); write it with: node ${binPath} report rows.gemini-batch -o rows.report.html\n`);
+    expect(existsSync(path.join(dir, 'rows.report.html'))).toBe(false);
+    expect(existsSync(path.join(dir, 'rows.gemini-batch', 'lock'))).toBe(false);
     // It did not wait for row 100's answer; what was answered before is journaled, every line whole.
     const lines = readFileSync(journalFile(dir), 'utf8').split('\n');
     expect(lines.pop()).toBe('');
@@ -218,6 +223,39 @@ describe('resume', () => {
     const report = JSON.parse(status.stdout) as { rows: number; remaining: number; byStatus: Record<string, number>; runs: number };
     expect(report).toMatchObject({ rows: 400, remaining: 300, runs: 1 });
     expect(report.byStatus.ok).toBe(100);
+  });
+
+  it('with --report, a second Ctrl-C while the output or the report is written quits at once as well: exit 3, summary, lock released, the report command printed', async () => {
+    const dir = workdir('interrupt-twice-writing');
+    makeRows(dir, 2000);
+    const args = ['classify', 'rows.csv', ...base, '--base-url', sim.url, '--workers-per-key', '1', '--report'];
+    const run = spawnCli(args, { cwd: dir, env });
+    await run.waitUntil('20 journaled rows', () => journalLineCount(journalFile(dir)) >= 20);
+    run.child.kill('SIGINT');
+    // The output's temporary file (or the output itself) exists only once sending is over: the second Ctrl-C comes while
+    // the output or the report is written, where the handlers used to be gone already (exit 130, no summary, lock kept).
+    const writing = () => readdirSync(dir).some((f) => f.startsWith('.rows.classified.csv.tmp-') || f === 'rows.classified.csv');
+    await run.waitUntil('the output being written', writing, 30_000);
+    run.child.kill('SIGINT');
+    const quit = await run.done;
+    expect(quit.signal).toBeNull();
+    expect(quit.code).toBe(3);
+    expect(quit.stdout).toContain(`resume with: node ${binPath} classify rows.csv`);
+    expect(quit.stdout).toMatch(/rows: 2,000 — ok \d/);
+    expect(existsSync(path.join(dir, 'rows.gemini-batch', 'lock'))).toBe(false);
+    const runs = readFileSync(path.join(dir, 'rows.gemini-batch', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { exitCode: number | null });
+    expect(runs.at(-1)?.exitCode).toBe(3);
+    const report = path.join(dir, 'rows.report.html');
+    const skipped = /report not written \(second Ctrl-C\); write it with: (.+)\n/.exec(quit.stdout);
+    if (skipped) {
+      // The report was not written; the printed command writes it, run as printed.
+      expect(existsSync(report)).toBe(false);
+      expect(skipped[1]).toBe(`node ${binPath} report rows.gemini-batch -o rows.report.html`);
+      execSync(skipped[1] as string, { cwd: dir, stdio: 'pipe' });
+    } else {
+      expect(quit.stdout).toContain('report: rows.report.html'); // the signal came after the report was written
+    }
+    expect(readFileSync(report, 'utf8')).toContain('<html');
   });
 
   it('--retry-errors sends failed rows again', async () => {

@@ -50,6 +50,21 @@ describe('acquireJobLock', () => {
     await again();
   });
 
+  it('release.sync() removes our lock synchronously (a second Ctrl-C), once, and never a lock that is not ours', async () => {
+    const release = await acquireJobLock(dir);
+    release.sync();
+    expect(fs.existsSync(jobFiles(dir).lock)).toBe(false);
+    const other = await acquireJobLock(dir);
+    release.sync(); // released already: the new holder's lock stays
+    await release();
+    expect(lockOf()).toMatchObject({ pid: process.pid });
+    // A lock replaced behind our back (another holder's bytes) is left in place.
+    const theirs = { pid: process.pid, hostname: os.hostname(), startedAt: '', acquiredAt: '', nonce: 'not-ours' };
+    writeLock(theirs);
+    other.sync();
+    expect(lockOf()).toMatchObject({ nonce: 'not-ours' });
+  });
+
   it('refuses while a live process holds the lock', async () => {
     const release = await acquireJobLock(dir);
     await expectLocked(process.pid);
