@@ -44,7 +44,7 @@ export async function prepareJob(input: string, raw: RawClassifyOptions, env: No
     );
   }
   const source = await openInput(config.input, config.inputOptions);
-  const template = await compileAgainst(config.prompt, source);
+  const template = await compileAgainst(config.prompt, source, raw.prompt === undefined ? raw.promptFile : undefined);
   await requireDataRows(source);
   const examples = config.examplesFile !== undefined ? await examplesFor(config, template) : [];
   const mode: AnswerMode = config.labels ? { kind: 'labels', labels: config.labels } : config.schema ? { kind: 'schema', schema: config.schema } : { kind: 'text', maxOutputTokens: config.maxOutputTokens };
@@ -72,16 +72,17 @@ export function answerColumnOf(config: ClassifyConfig): string {
 
 /**
  * Compiles the prompt against the input's columns. When placeholders are not columns but are cells of a record a few
- * lines down (a title row above the real header), the error says which `--header-row` to pass.
+ * lines down (a title row above the real header), the error says which `--header-row` to pass. With `promptFile`
+ * (the --prompt-file the prompt was read from), the error names it with each unknown placeholder's line and column.
  * @throws UnknownColumnsError and the other UsageErrors of `compileTemplate`.
  */
-async function compileAgainst(prompt: string, source: InputSource): Promise<CompiledTemplate> {
+async function compileAgainst(prompt: string, source: InputSource, promptFile: string | undefined): Promise<CompiledTemplate> {
   try {
     return compileTemplate(prompt, source.columns, new Set(source.ambiguousColumns));
   } catch (error) {
     if (!(error instanceof UnknownColumnsError)) throw error;
     const sample = await sampleForHint(source).catch(() => []);
-    throw error.withHint(headerRowHint(error, sample, source.dialect.format === 'xlsx' ? 'row' : 'line'));
+    throw error.withHint(headerRowHint(error, sample, source.dialect.format === 'xlsx' ? 'row' : 'line')).inFile(promptFile);
   }
 }
 

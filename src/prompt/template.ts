@@ -22,10 +22,15 @@ export interface CompiledTemplate {
 
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
 
-/** A placeholder that names no column, and the column nearest to it (undefined when none is close). */
+/**
+ * A placeholder that names no column, and the column nearest to it (undefined when none is close); `line` and
+ * `column` (1-based; the column counts characters of the line) are where its first `{{` stands in the prompt.
+ */
 export interface UnknownPlaceholder {
   name: string;
   nearest: string | undefined;
+  line: number;
+  column: number;
 }
 
 /**
@@ -38,17 +43,27 @@ export class UnknownColumnsError extends UsageError {
   /** Every placeholder name of the prompt (known or not), in order of first use. */
   readonly placeholders: readonly string[];
   readonly columns: readonly string[];
+  readonly hint: string | undefined;
+  /** The --prompt-file the prompt came from, as the user named it; the message then starts `file:line:column:`. */
+  readonly file: string | undefined;
 
-  constructor(unknown: readonly UnknownPlaceholder[], placeholders: readonly string[], columns: readonly string[], hint?: string) {
-    super('TEMPLATE_UNKNOWN_COLUMN', unknownColumnsMessage(unknown, columns) + (hint ? `\n${hint}` : ''));
+  constructor(unknown: readonly UnknownPlaceholder[], placeholders: readonly string[], columns: readonly string[], hint?: string, file?: string) {
+    super('TEMPLATE_UNKNOWN_COLUMN', unknownColumnsMessage(unknown, columns, file) + (hint ? `\n${hint}` : ''));
     this.unknown = unknown;
     this.placeholders = placeholders;
     this.columns = columns;
+    this.hint = hint;
+    this.file = file;
   }
 
   /** The same error with one more line of advice (e.g. {@link headerRowHint}). */
   withHint(hint: string | undefined): UnknownColumnsError {
-    return hint ? new UnknownColumnsError(this.unknown, this.placeholders, this.columns, hint) : this;
+    return hint ? new UnknownColumnsError(this.unknown, this.placeholders, this.columns, hint, this.file) : this;
+  }
+
+  /** The same error naming the file the prompt was read from (`--prompt-file`), with each placeholder's line and column. */
+  inFile(file: string | undefined): UnknownColumnsError {
+    return file !== undefined ? new UnknownColumnsError(this.unknown, this.placeholders, this.columns, this.hint, file) : this;
   }
 }
 
@@ -74,7 +89,7 @@ export function compileTemplate(source: string, columns: readonly string[], ambi
     if (!named.includes(name)) named.push(name);
     const index = columns.indexOf(name);
     if (index < 0) {
-      if (!unknown.some((u) => u.name === name)) unknown.push({ name, nearest: nearestName(name, columns) });
+      if (!unknown.some((u) => u.name === name)) unknown.push({ name, nearest: nearestName(name, columns), ...positionOf(source, match.index) });
       continue;
     }
     if (ambiguous.has(name)) firstAmbiguous ??= name;
@@ -110,15 +125,24 @@ export function compileTemplate(source: string, columns: readonly string[], ambi
   };
 }
 
-function unknownColumnsMessage(unknown: readonly UnknownPlaceholder[], columns: readonly string[]): string {
+/** 1-based line and column (in characters of the line) of `index` in `text`; a CRLF ends a line like an LF. */
+function positionOf(text: string, index: number): { line: number; column: number } {
+  const before = text.slice(0, index);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  return { line: before.split('\n').length, column: index - lineStart + 1 };
+}
+
+function unknownColumnsMessage(unknown: readonly UnknownPlaceholder[], columns: readonly string[], file: string | undefined): string {
   const all = `The columns are: ${listColumns(columns)}.`;
+  const at = (u: UnknownPlaceholder) => (file !== undefined ? `${file}:${u.line}:${u.column}: ` : '');
   const [only] = unknown;
   if (unknown.length === 1 && only) {
     const hint = only.nearest !== undefined ? ` Did you mean {{${only.nearest}}}?` : '';
-    return `The prompt uses {{${only.name}}}, but the input has no column "${only.name}".${hint} ${all}`;
+    return `${at(only)}The prompt uses {{${only.name}}}, but the input has no column "${only.name}".${hint} ${all}`;
   }
-  const lines = unknown.map((u) => `  {{${u.name}}}: ${u.nearest !== undefined ? `did you mean {{${u.nearest}}}?` : 'no column is close'}`);
-  return `The prompt uses ${unknown.length} names that are not columns of the input:\n${lines.join('\n')}\n${all}`;
+  const lines = unknown.map((u) => `  ${at(u)}{{${u.name}}}: ${u.nearest !== undefined ? `did you mean {{${u.nearest}}}?` : 'no column is close'}`);
+  const first = unknown[0];
+  return `${first ? at(first) : ''}The prompt uses ${unknown.length} names that are not columns of the input:\n${lines.join('\n')}\n${all}`;
 }
 
 /**

@@ -2,7 +2,8 @@
  * The `run:` line of the `simulate` banner: a classify command that works when pasted as is — the sample spreadsheet
  * and prompt shipped with the package, keys the simulator accepts, and this simulator's URL.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatCommand } from '../invocation.js';
@@ -33,8 +34,34 @@ export function scenarioKeysFile(config: string): string {
 }
 
 /**
- * Lines for the banner: `run: <command>`, and a second line when the command cannot carry the keys by itself (a
- * scenario with keys of its own and no keys file beside it).
+ * Writes the keys of a scenario that has none beside it (`scenarioKeysFile(config)`, else a new file in the system's
+ * temporary directory when that one cannot be created) in the `--keys-file` format, so that the hint can name a file
+ * that exists. The keys are the scenario's own made-up ones, not Google API keys.
+ * @returns the path written.
+ */
+export function writeScenarioKeysFile(config: string, scenario: Scenario): string {
+  const text = [
+    `# Test keys of ${path.basename(config)}, for classify --keys-file against \`gemini-batch simulate --config ${path.basename(config)}\`.`,
+    '# They are the simulator\'s made-up keys, not Google API keys: one "PROJECT KEY" a line.',
+    ...scenario.projects.flatMap((p) => p.keys.map((k) => `${p.id} ${k.key}`)),
+    '',
+  ].join('\n');
+  const beside = scenarioKeysFile(config);
+  try {
+    writeFileSync(beside, text, { flag: 'wx', mode: 0o600 });
+    return beside;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return beside; // written meanwhile: that one is used
+  }
+  const elsewhere = path.join(mkdtempSync(path.join(tmpdir(), 'gemini-batch-sim-')), path.basename(beside));
+  writeFileSync(elsewhere, text, { flag: 'wx', mode: 0o600 });
+  return elsewhere;
+}
+
+/**
+ * Lines for the banner: `run: <command>`, and a second line when the scenario's keys file had to be written first (a
+ * scenario with keys of its own and no keys file beside it): every printed command runs as printed.
+ * @throws Error from the file system when no keys file can be written, beside the scenario or in the temporary directory.
  */
 export function runHint(o: RunHintOptions): string[] {
   const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -49,11 +76,10 @@ export function runHint(o: RunHintOptions): string[] {
   const notes: string[] = [];
   if (keysFile !== undefined && existsSync(keysFile)) args.push('--keys-file', shown(path.resolve(keysFile)));
   else if (o.scenario.acceptAnyKey || o.scenario.projects.every((p) => p.keys.length === 0)) envPrefix = 'GEMINI_API_KEY=sim-any-key ';
-  else {
-    args.push('--keys-file', 'KEYS.txt');
-    notes.push(
-      `  KEYS.txt: the scenario's keys, one "PROJECT KEY" a line; saved as ${keysFile ?? 'SCENARIO.keys.txt'} beside the scenario, this hint names it`,
-    );
+  else if (keysFile !== undefined && o.config !== undefined) {
+    const written = shown(path.resolve(writeScenarioKeysFile(o.config, o.scenario)));
+    args.push('--keys-file', written);
+    notes.push(`  keys: the scenario's keys were written to ${written} (one "PROJECT KEY" a line) for --keys-file`);
   }
   args.push('--base-url', o.url, '--job-dir', 'sim-trial.gemini-batch', '-o', 'sim-trial.csv');
   return [`run: ${envPrefix}${formatCommand(o.prefix, args)}`, ...notes];

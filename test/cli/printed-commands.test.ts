@@ -3,7 +3,7 @@
  * ("Progress and status"): the resume line, the simulator's `run:` hint and its keys files, the resume header, and
  * status's retries against the runs' summaries. In-process (test/support/run-main.ts) over real HTTP.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -55,10 +55,16 @@ describe('commandPrefix', () => {
 });
 
 describe('the simulate banner', () => {
-  for (const config of [undefined, 'two-projects-faults.json']) {
+  // 'brk-batch.json': a copy of two-projects-faults.json with no keys file beside it; the hint writes one first.
+  for (const config of [undefined, 'two-projects-faults.json', 'brk-batch.json']) {
     it(`its run: hint works when pasted (${config ?? 'generous built-in scenario'})`, async () => {
       const cwd = workdir(`hint-${config ?? 'generous'}`);
-      const scenario = config ? path.join(repoRoot, 'samples', 'scenarios', config) : undefined;
+      let scenario = config ? path.join(repoRoot, 'samples', 'scenarios', config) : undefined;
+      if (config === 'brk-batch.json') {
+        scenario = path.join(cwd, 'scenarios', config);
+        mkdirSync(path.dirname(scenario));
+        copyFileSync(path.join(repoRoot, 'samples', 'scenarios', 'two-projects-faults.json'), scenario);
+      }
       const controller = new AbortController();
       let text = '';
       const stdout = { write: (s: string) => ((text += s), true) } as unknown as NodeJS.WritableStream;
@@ -69,6 +75,10 @@ describe('the simulate banner', () => {
         expect(run).toBeDefined();
         const { env, words } = shellSplit(run!.slice('run: '.length));
         expect(words[0]).toBe('gemini-batch');
+        if (config === 'brk-batch.json') {
+          expect(words[words.indexOf('--keys-file') + 1]).toBe(path.join('scenarios', 'brk-batch.keys.txt'));
+          expect(text).toContain(`keys: the scenario's keys were written to ${path.join('scenarios', 'brk-batch.keys.txt')}`);
+        }
         const result = await runMain(words.slice(1), { cwd, env });
         expect(result.stderr).toBe('');
         expect(result.code).toBe(0);

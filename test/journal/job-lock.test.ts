@@ -5,7 +5,7 @@ import os from 'node:os';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { jobFiles } from '../../src/journal/job-dir.js';
-import { acquireJobLock, processStartTicks } from '../../src/journal/job-lock.js';
+import { acquireJobLock, processStartTicks, type JobLockRelease } from '../../src/journal/job-lock.js';
 import { tempDir } from './entries.js';
 
 let dir: string;
@@ -158,7 +158,7 @@ describe('acquireJobLock taking over a stale lock (issue 11 item 10)', () => {
     for (let round = 0; round < 20; round++) {
       writeLock({ pid: dead, hostname: os.hostname(), startedAt: '', acquiredAt: `round ${round}` });
       const results = await Promise.allSettled(Array.from({ length: 6 }, () => acquireJobLock(dir)));
-      const winners = results.filter((r): r is PromiseFulfilledResult<() => Promise<void>> => r.status === 'fulfilled');
+      const winners = results.filter((r): r is PromiseFulfilledResult<JobLockRelease> => r.status === 'fulfilled');
       expect(winners, `round ${round}`).toHaveLength(1);
       for (const r of results) if (r.status === 'rejected') expect((r.reason as UsageError).code).toBe('JOB_LOCKED');
       expect(lockOf().pid).toBe(process.pid);

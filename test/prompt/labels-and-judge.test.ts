@@ -137,6 +137,21 @@ describe('templates', () => {
     const t = compileTemplate('[{{ Name }}] [{{ Code}}]', ['Name', 'Code', ' Code']);
     expect(t.render(['n', 'c', 'x'])).toBe('[n] [x]');
   });
+  it('from a --prompt-file, names the file, line and column of each unknown placeholder (as other bad input)', () => {
+    const compile = (source: string) => {
+      try {
+        compileTemplate(source, ['CIPTitle', 'CIPDefinition']);
+      } catch (e) {
+        return (e as UnknownColumnsError).inFile('badp.txt').message;
+      }
+      throw new Error('compiled');
+    };
+    expect(compile('Is this STEM?\r\n{{CIPTitle}}\r\nDefinition: {{CIPDefinitoin}}\n')).toMatch(/^badp\.txt:3:13: The prompt uses \{\{CIPDefinitoin\}\}.* Did you mean \{\{CIPDefinition\}\}\?/);
+    const two = compile('{{Title}}\n  {{CIPDefinitoin}}');
+    expect(two).toMatch(/^badp\.txt:1:1: The prompt uses 2 names/);
+    expect(two).toContain('  badp.txt:2:3: {{CIPDefinitoin}}: did you mean {{CIPDefinition}}?');
+  });
+
   it('an unknown placeholder suggests the nearest column', () => {
     expect(() => compileTemplate('{{Nmae}}', ['Name', 'Code'])).toThrow(/Did you mean \{\{Name\}\}/);
   });
@@ -154,9 +169,9 @@ describe('unknown placeholders', () => {
     const e = error as UnknownColumnsError;
     expect(e.code).toBe('TEMPLATE_UNKNOWN_COLUMN');
     expect(e.unknown).toEqual([
-      { name: 'Nmae', nearest: 'Name' },
-      { name: 'Cdoe', nearest: 'Code' },
-      { name: 'Zebra', nearest: undefined },
+      { name: 'Nmae', nearest: 'Name', line: 1, column: 1 },
+      { name: 'Cdoe', nearest: 'Code', line: 1, column: 10 },
+      { name: 'Zebra', nearest: undefined, line: 1, column: 28 },
     ]);
     expect(e.message).toContain('3 names that are not columns');
     expect(e.message).toContain('{{Nmae}}: did you mean {{Name}}?');
