@@ -11,7 +11,7 @@ import { modelRequestFeatures } from '../prompt/request-features.js';
 import type { CompiledTemplate } from '../prompt/template.js';
 import type { ModelRequest } from '../providers/contract.js';
 import { tokenFeatures, type TokenEstimator } from '../schedule/token-estimator.js';
-import type { WorkItem } from '../schedule/work-item.js';
+import { freshWorkItem, type WorkItem } from '../schedule/work-item.js';
 
 export interface PackerOptions {
   /** --rows-per-request, ≥ 2. */
@@ -164,19 +164,7 @@ export class Packer {
     );
     const first = (members[0] as PackMember).row;
     return {
-      row: first.row,
-      cells: [],
-      fingerprint: '',
-      features: this.#requestFeatures(members),
-      attempts: 0,
-      earlierAttempts: 0,
-      notBefore: 0,
-      variant: undefined,
-      retriedFor: new Set(),
-      usage: { input: 0, output: 0, thoughts: 0 },
-      earlierUsage: { input: 0, output: 0, thoughts: 0 },
-      lastError: null,
-      key: null,
+      ...freshWorkItem(first.row, [], '', this.#requestFeatures(members)),
       pack: {
         id: `${this.#o.runTag}.${++this.#seq}`,
         rows: members.map((m) => m.row),

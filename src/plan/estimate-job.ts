@@ -10,7 +10,7 @@ import { priceOf, type BillingTier, type ModelPrice } from './price.js';
 import { rowsUnderBudget, tierCosts, type TierCost, type TierRows } from './tier-costs.js';
 import { startingLimitsFor } from './starting-limits.js';
 import { jobPacker } from '../job/job-packer.js';
-import type { WorkItem } from '../schedule/work-item.js';
+import { freshWorkItem, type WorkItem } from '../schedule/work-item.js';
 import { PackedRequests, type OutputTokens } from './packed-requests.js';
 import { SUGGESTED_KS, suggestRowsPerRequest, type RequestFigures, type Suggestion } from './suggest-rows-per-request.js';
 
@@ -304,21 +304,7 @@ interface Figures {
 
 /** A row to send as plan hands it to the packers: what ../job/pack-rows.ts reads of a work item (row, cells, features). */
 function plannedItem(row: number, cells: string[], features: Float64Array): WorkItem {
-  return {
-    row,
-    cells,
-    fingerprint: '',
-    features,
-    attempts: 0,
-    earlierAttempts: 0,
-    notBefore: 0,
-    variant: undefined,
-    retriedFor: new Set(),
-    usage: { input: 0, output: 0, thoughts: 0 },
-    earlierUsage: { input: 0, output: 0, thoughts: 0 },
-    lastError: null,
-    key: null,
-  };
+  return freshWorkItem(row, cells, '', features);
 }
 
 /**

@@ -57,6 +57,28 @@ export interface WorkItem {
   resent?: boolean;
 }
 
+/**
+ * A work item that has not been sent yet and has no earlier run behind it: no attempts, no usage, no backoff. `row`,
+ * `cells`, `fingerprint` and `features` as in {@link WorkItem}; the caller sets anything else (a pack, earlier runs).
+ */
+export function freshWorkItem(row: number, cells: string[], fingerprint: string, features: Float64Array): WorkItem {
+  return {
+    row,
+    cells,
+    fingerprint,
+    features,
+    attempts: 0,
+    earlierAttempts: 0,
+    notBefore: 0,
+    variant: undefined,
+    retriedFor: new Set(),
+    usage: { input: 0, output: 0, thoughts: 0 },
+    earlierUsage: { input: 0, output: 0, thoughts: 0 },
+    lastError: null,
+    key: null,
+  };
+}
+
 /** The rows of a pack and its request (../prompt/pack-request.ts, ../job/pack-rows.ts). */
 export interface PackContent {
   /** The pack's id in the journal: unique in the job (`<run tag>.<n>`). */
