@@ -9,27 +9,13 @@ import { packRequestBuilder } from '../../src/prompt/pack-request.js';
 import { modelRequestFeatures } from '../../src/prompt/request-features.js';
 import { compileTemplate } from '../../src/prompt/template.js';
 import { TokenEstimator, tokenFeatures } from '../../src/schedule/token-estimator.js';
-import type { WorkItem } from '../../src/schedule/work-item.js';
+import { freshWorkItem, type WorkItem } from '../../src/schedule/work-item.js';
 
 const template = compileTemplate('Classify: {{text}}', ['text']);
 const build = packRequestBuilder({ model: 'gemini-2.5-flash', system: undefined, labels: ['a', 'b'], schema: undefined, temperature: 0, maxOutputTokens: undefined, thinkingBudget: undefined });
 
 function row(index: number, text: string): WorkItem {
-  return {
-    row: index,
-    cells: [text],
-    fingerprint: `fp${index}`,
-    features: tokenFeatures(text),
-    attempts: 0,
-    earlierAttempts: 0,
-    notBefore: 0,
-    variant: undefined,
-    retriedFor: new Set(),
-    usage: { input: 0, output: 0, thoughts: 0 },
-    earlierUsage: { input: 0, output: 0, thoughts: 0 },
-    lastError: null,
-    key: null,
-  };
+  return freshWorkItem(index, [text], `fp${index}`, tokenFeatures(text));
 }
 
 function packer(over: Partial<PackerOptions> = {}): Packer {

@@ -9,7 +9,7 @@ import { UNREACHABLE_AFTER } from '../../src/schedule/endpoint-health.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import { RateLimitPolicy } from '../../src/schedule/rate-limit-policy.js';
 import { TokenEstimator, tokenFeatures } from '../../src/schedule/token-estimator.js';
-import type { RowOutcome, WorkItem } from '../../src/schedule/work-item.js';
+import { freshWorkItem, type RowOutcome, type WorkItem } from '../../src/schedule/work-item.js';
 import { fixtureText } from '../support/fixtures.js';
 
 const T0 = Date.parse('2026-11-29T12:00:00Z');
@@ -52,21 +52,7 @@ function caller(behave: (row: number, nth: number) => 'ok' | Error, latency: num
 
 async function* items(n: number): AsyncGenerator<WorkItem> {
   for (let row = 0; row < n; row++) {
-    yield {
-      row,
-      cells: [String(row)],
-      fingerprint: `fp${row}`,
-      features: tokenFeatures(String(row)),
-      attempts: 0,
-      earlierAttempts: 0,
-      notBefore: 0,
-      variant: undefined,
-      retriedFor: new Set(),
-      usage: { input: 0, output: 0, thoughts: 0 },
-      earlierUsage: { input: 0, output: 0, thoughts: 0 },
-      lastError: null,
-      key: null,
-    };
+    yield freshWorkItem(row, [String(row)], `fp${row}`, tokenFeatures(String(row)));
   }
 }
 

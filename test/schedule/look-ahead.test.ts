@@ -6,7 +6,7 @@ import { LOOK_AHEAD_MAX_DELAY_MS } from '../../src/schedule/look-ahead.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import { RateLimitPolicy } from '../../src/schedule/rate-limit-policy.js';
 import { TokenEstimator, tokenFeatures } from '../../src/schedule/token-estimator.js';
-import type { WorkItem } from '../../src/schedule/work-item.js';
+import { freshWorkItem, type WorkItem } from '../../src/schedule/work-item.js';
 
 const T0 = Date.parse('2026-11-29T12:00:00Z');
 const PRIOR = new TokenEstimator();
@@ -19,21 +19,7 @@ const tokensOf = (text: string) => PRIOR.estimate(tokenFeatures(text));
 
 async function* items(prompts: readonly string[]): AsyncGenerator<WorkItem> {
   for (const [row, text] of prompts.entries()) {
-    yield {
-      row,
-      cells: [text],
-      fingerprint: `fp${row}`,
-      features: tokenFeatures(text),
-      attempts: 0,
-      earlierAttempts: 0,
-      notBefore: 0,
-      variant: undefined,
-      retriedFor: new Set(),
-      usage: { input: 0, output: 0, thoughts: 0 },
-      earlierUsage: { input: 0, output: 0, thoughts: 0 },
-      lastError: null,
-      key: null,
-    };
+    yield freshWorkItem(row, [text], `fp${row}`, tokenFeatures(text));
   }
 }
 

@@ -18,7 +18,7 @@ import { Dispatcher, type DispatchEnd } from '../../src/schedule/dispatcher.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import { RateLimitPolicy } from '../../src/schedule/rate-limit-policy.js';
 import { TokenEstimator, tokenFeatures } from '../../src/schedule/token-estimator.js';
-import type { ItemVerdict, RowOutcome, WorkItem } from '../../src/schedule/work-item.js';
+import { freshWorkItem, type ItemVerdict, type RowOutcome, type WorkItem } from '../../src/schedule/work-item.js';
 
 const T0 = Date.parse('2026-11-29T12:00:00Z');
 const utcDay: QuotaDay = {
@@ -90,21 +90,7 @@ function fakeCaller(): ModelCaller & { seen: Seen[]; sent: number[][] } {
 
 async function* rows(n: number): AsyncGenerator<WorkItem> {
   for (let row = 0; row < n; row++) {
-    yield {
-      row,
-      cells: [String(row)],
-      fingerprint: `fp${row}`,
-      features: tokenFeatures(`Is row ${row} urgent?`),
-      attempts: 0,
-      earlierAttempts: 0,
-      notBefore: 0,
-      variant: undefined,
-      retriedFor: new Set(),
-      usage: { input: 0, output: 0, thoughts: 0 },
-      earlierUsage: { input: 0, output: 0, thoughts: 0 },
-      lastError: null,
-      key: null,
-    };
+    yield freshWorkItem(row, [String(row)], `fp${row}`, tokenFeatures(`Is row ${row} urgent?`));
   }
 }
 

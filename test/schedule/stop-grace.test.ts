@@ -13,28 +13,14 @@ import { Dispatcher, type DispatchEnd } from '../../src/schedule/dispatcher.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import { RateLimitPolicy } from '../../src/schedule/rate-limit-policy.js';
 import { TokenEstimator, tokenFeatures } from '../../src/schedule/token-estimator.js';
-import type { RowOutcome, WorkItem } from '../../src/schedule/work-item.js';
+import { freshWorkItem, type RowOutcome, type WorkItem } from '../../src/schedule/work-item.js';
 import { parseScenario, startSimulator } from '../../src/simulator/index.js';
 
 const GRACE_MS = 5_000;
 
 async function* items(prompts: readonly string[]): AsyncGenerator<WorkItem> {
   for (const [row, prompt] of prompts.entries()) {
-    yield {
-      row,
-      cells: [prompt],
-      fingerprint: `fp${row}`,
-      features: tokenFeatures(prompt),
-      attempts: 0,
-      earlierAttempts: 0,
-      notBefore: 0,
-      variant: undefined,
-      retriedFor: new Set(),
-      usage: { input: 0, output: 0, thoughts: 0 },
-      earlierUsage: { input: 0, output: 0, thoughts: 0 },
-      lastError: null,
-      key: null,
-    };
+    yield freshWorkItem(row, [prompt], `fp${row}`, tokenFeatures(prompt));
   }
 }
 
