@@ -1,5 +1,6 @@
 /**
- * The tokenizer (o200k_base via js-tiktoken, not a chars/4 formula) and the seeded latency sampler.
+ * The tokenizer (o200k_base, not a chars/4 formula; tokenizer.test.ts checks it against js-tiktoken) and the seeded
+ * latency sampler.
  */
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/simulator/index.js';

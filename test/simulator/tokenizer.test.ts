@@ -1,0 +1,200 @@
+/**
+ * src/simulator/tokenizer.ts (our own byte-level BPE over the o200k_base ranks) against js-tiktoken's `Tiktoken`, the
+ * oracle: equal counts on every line and every cell of every file of test/fixtures/data (real public files and the
+ * synthetic ones) and on seeded random multilingual strings, and equal truncations (`decode(encode(text).slice(0, k))`).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200k from 'js-tiktoken/ranks/o200k_base';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom, type Random } from '../../src/simulator/random.js';
+import { countTokens, truncateToTokens, warmTokenizer } from '../../src/simulator/tokenizer.js';
+
+const DATA = resolve(import.meta.dirname, '..', 'fixtures', 'data');
+
+let oracle: Tiktoken;
+beforeAll(() => {
+  oracle = new Tiktoken(o200k); // built once: ~1 s of CPU
+});
+
+/** Oracle token ids, special-token strings as ordinary text (what the simulator counts). */
+function encode(text: string): number[] {
+  return oracle.encode(text, [], []);
+}
+
+/**
+ * Oracle count of a text as the sum of js-tiktoken's counts of its pieces (split by the same `pat_str`), each piece
+ * encoded once: js-tiktoken's `encode` merges each match of `pat_str` on its own, and encoding the ~4 MB of lines and
+ * cells whole would cost ~3 s of CPU more. The tests below check this sum against whole-text `encode` on a sample of
+ * the lines and on the random strings.
+ */
+const oraclePieces = new Map<string, number>();
+function oracleCountByPiece(text: string): number {
+  let n = 0;
+  for (const [piece] of text.matchAll(new RegExp(o200k.pat_str, 'gu'))) {
+    let c = oraclePieces.get(piece);
+    if (c === undefined) {
+      c = encode(piece).length;
+      oraclePieces.set(piece, c);
+    }
+    n += c;
+  }
+  return n;
+}
+
+/** The texts on which our count and the oracle's differ, each with both counts (empty when all agree). */
+function countMismatches(texts: Iterable<string>, oracleCount: (text: string) => number = (t) => encode(t).length): { text: string; ours: number; oracle: number }[] {
+  const bad: { text: string; ours: number; oracle: number }[] = [];
+  for (const text of texts) {
+    const ours = countTokens(text);
+    const expected = oracleCount(text);
+    if (ours !== expected) bad.push({ text: text.slice(0, 200), ours, oracle: expected });
+  }
+  return bad;
+}
+
+/** Every line of every file of test/fixtures/data, read as UTF-8 (U+FFFD where a file is not), `\r` kept. */
+function dataLines(): string[] {
+  return readdirSync(DATA).flatMap((name) => readFileSync(join(DATA, name), 'utf8').split('\n'));
+}
+
+/** Delimiter and encoding of each spreadsheet of test/fixtures/data (README.md there). */
+const SHEETS: Record<string, { delimiter: string; encoding: string }> = {
+  'cip-2020-nces.csv': { delimiter: ',', encoding: 'utf-8' },
+  'esco-skills-hierarchy-en.csv': { delimiter: ',', encoding: 'utf-8' },
+  'iab-content-taxonomy-3.1.tsv': { delimiter: '\t', encoding: 'utf-8' },
+  'nace-rev2-eurostat-excel-roundtrip.csv': { delimiter: ',', encoding: 'utf-8' },
+  'naf-rev2-insee-fr-semicolon-bom.csv': { delimiter: ';', encoding: 'utf-8' },
+  'synthetic-decimal-comma.csv': { delimiter: ';', encoding: 'utf-8' },
+  'synthetic-pipe.txt': { delimiter: '|', encoding: 'utf-8' },
+  'synthetic-sep-line.csv': { delimiter: ';', encoding: 'utf-8' },
+  'synthetic-utf16be-bom.csv': { delimiter: ',', encoding: 'utf-16be' },
+  'synthetic-utf16le-bom.tsv': { delimiter: '\t', encoding: 'utf-16le' },
+  'synthetic-windows-1252.csv': { delimiter: ';', encoding: 'windows-1252' },
+};
+
+/**
+ * Every cell (header rows included) of every spreadsheet of test/fixtures/data, decoded and unquoted. csv-parse
+ * directly (openInput parses with it too) rather than openInput: a third of the CPU (~0.35 s against ~0.9 s cold).
+ */
+function dataCells(): string[] {
+  const names = readdirSync(DATA).filter((n) => /\.(csv|tsv|txt)$/.test(n));
+  expect(names.filter((n) => !(n in SHEETS))).toEqual([]);
+  return names.flatMap((name) => {
+    const { delimiter, encoding } = SHEETS[name] as { delimiter: string; encoding: string };
+    const text = new TextDecoder(encoding).decode(readFileSync(join(DATA, name))); // drops the BOM
+    const rows: string[][] = parse(text, { delimiter, relax_column_count: true, relax_quotes: true });
+    return rows.flat();
+  });
+}
+
+const FRAGMENTS: ((r: Random) => string)[] = [
+  (r) => pick(r, ['the', 'The', 'quick', 'brown', 'FOX', 'jumps', 'over', 'lazy', 'dog', 'classification', 'unbelievably', 'x', 'I']),
+  (r) => pick(r, ["'s", "'re", "'LL", "'ve", "'d", "'M", "'t", "'Re", "'lL"]),
+  (r) => String(r.int(0, 10 ** r.int(1, 9))),
+  (r) => pick(r, [' ', '  ', '\t', '\n', '\r\n', '\r\n\r\n', ' \n ', '\t\t ', '   \r\n', '\u00a0', '\u3000']),
+  (r) => pick(r, ['东京', '北京市', '自然语言处理', '中文分词测试', '漢字']),
+  (r) => pick(r, ['日本語', 'ひらがな', 'カタカナ', '東京は晴れです。', 'ｶﾀｶﾅ']),
+  (r) => pick(r, ['Grüße', 'Straße', 'Äpfel', 'Ölförderung', 'MÜNCHEN', 'über']),
+  (r) => pick(r, ['😀', '👍🏽', '👨‍👩‍👧‍👦', '🏳️‍🌈', '🇫🇷', '❤️', '🧑🏿‍💻']),
+  (r) => pick(r, ['e\u0301', 'a\u0308\u0304', '\u0301', 'n\u0303o', 'Z\u0336a\u0336']),
+  (r) => pick(r, ['<|endoftext|>', '<|endofprompt|>', '<|', '|>']),
+  (r) => pick(r, ['.', ',', '!?', '...', '"', '(', ')', '{"id":"bc","label":"late"},', '#NAME?', '€', '—', '/', '\\', '\ufeff']),
+  (r) => pick(r, ['\ud800', '\udfff', 'a\ud83d', '\u0000', '\u009d', '\u200b']),
+  (r) => Array.from({ length: r.int(129, 180) }, () => String.fromCharCode(97 + r.int(0, 25))).join(''), // an uncached piece
+  (r) => ' '.repeat(r.int(2, 150)),
+];
+
+function pick(r: Random, items: readonly string[]): string {
+  return items[r.int(0, items.length - 1)] as string;
+}
+
+/** `count` seeded random strings mixing the fragments above, mostly short, a few long. */
+function randomStrings(seed: number, count: number): string[] {
+  const r = seededRandom(seed);
+  return Array.from({ length: count }, () => {
+    const parts = r.int(1, r.next() < 0.1 ? 60 : 16);
+    let text = '';
+    for (let i = 0; i < parts; i++) {
+      // the long fragments rarely, so the strings stay mostly cache-sized pieces
+      const f = FRAGMENTS[r.int(0, FRAGMENTS.length - (r.next() < 0.99 ? 3 : 1))] as (r: Random) => string;
+      text += f(r);
+      if (r.next() < 0.5) text += ' ';
+    }
+    return text;
+  });
+}
+
+describe('countTokens equals js-tiktoken (o200k_base, special tokens as text)', () => {
+  it('on the recorded examples', () => {
+    warmTokenizer();
+    expect(countTokens('The quick brown fox jumps over the lazy dog.')).toBe(10);
+    expect(countTokens('why is the sky blue?')).toBe(6);
+    expect(countTokens('')).toBe(0);
+    expect(countTokens('<|endoftext|>')).toBe(encode('<|endoftext|>').length);
+    expect(countTokens('<|endoftext|>')).toBeGreaterThan(1);
+  });
+
+  it('on every line of every file of test/fixtures/data', () => {
+    const lines = dataLines();
+    expect(lines.length).toBeGreaterThan(14_000);
+    expect(countMismatches(lines, oracleCountByPiece)).toEqual([]);
+    // the piece sum is js-tiktoken's whole-text count (on every 20th line)
+    const sample = lines.filter((_, i) => i % 20 === 0);
+    expect(sample.filter((l) => oracleCountByPiece(l) !== encode(l).length)).toEqual([]);
+  });
+
+  it('on every cell of every spreadsheet of test/fixtures/data', () => {
+    const cells = dataCells();
+    expect(cells.length).toBeGreaterThan(48_000);
+    expect(countMismatches(cells, oracleCountByPiece)).toEqual([]);
+  });
+
+  it('on seeded random strings (ASCII words, digit and whitespace runs, CJK, Japanese, umlauts, emoji, marks, <|endoftext|>)', () => {
+    const texts = randomStrings(20_240_611, 600);
+    const first = texts.map(countTokens);
+    expect(countMismatches(texts)).toEqual([]);
+    // the piece sum is js-tiktoken's whole-text count (on the first 200)
+    expect(texts.slice(0, 200).filter((t) => oracleCountByPiece(t) !== encode(t).length)).toEqual([]);
+    // counted again (whole-text memo and piece cache warm): unchanged
+    expect(texts.map(countTokens)).toEqual(first);
+  });
+
+  it('on runs that merge to ties (the leftmost pair first)', () => {
+    const texts = ['aaaa', 'aaaaaaa', '0000000', '.....', '!!!!!!!!!', 'ababababab', '=========', '\t\t\t\t\t', 'ーーーー'];
+    for (const t of [...texts]) texts.push(t.repeat(7), ` ${t}`);
+    expect(countMismatches(texts)).toEqual([]);
+  });
+});
+
+describe('truncateToTokens equals js-tiktoken decode(encode(text).slice(0, k))', () => {
+  it('for several k on seeded random strings, cuts inside multi-byte characters included', () => {
+    const bad: { text: string; k: number; ours: string; oracle: string }[] = [];
+    let cutInsideCharacter = 0;
+    for (const text of randomStrings(7, 200)) {
+      const tokens = encode(text);
+      const n = tokens.length;
+      for (const k of new Set([1, 2, 3, 5, Math.floor(n / 2), n - 1, n, n + 1])) {
+        if (k < 1) continue;
+        const expected = k >= n ? text : oracle.decode(tokens.slice(0, k));
+        const ours = truncateToTokens(text, k);
+        if (ours !== expected) bad.push({ text: text.slice(0, 200), k, ours, oracle: expected });
+        if (k < n && expected.endsWith('\ufffd')) cutInsideCharacter++;
+      }
+    }
+    expect(bad).toEqual([]);
+    expect(cutInsideCharacter).toBeGreaterThan(0); // the strings did exercise a cut inside a character
+  });
+
+  it('drops a leading BOM as js-tiktoken decode does, returns "" for k <= 0 and the text itself when it fits', () => {
+    const text = '\ufeffCode;Intitulés de la NAF rév. 2 👨‍👩‍👧‍👦 東京';
+    const tokens = encode(text);
+    for (let k = 1; k < tokens.length; k++) expect(truncateToTokens(text, k), `k=${k}`).toBe(oracle.decode(tokens.slice(0, k)));
+    expect(truncateToTokens(text, tokens.length)).toBe(text);
+    expect(truncateToTokens(text, 0)).toBe('');
+    expect(truncateToTokens(text, -1)).toBe('');
+    expect(truncateToTokens('', 5)).toBe('');
+  });
+});
