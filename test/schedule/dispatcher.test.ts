@@ -1,18 +1,20 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ModelAnswer, ModelCaller } from '../../src/providers/contract.js';
 import { TimeoutFailure } from '../../src/providers/failures.js';
 import { failureForStatus } from '../../src/providers/gemini/classify-failure.js';
 import { PACIFIC_DAY } from '../../src/providers/gemini/quota-day.js';
 import { parseRpcStatus } from '../../src/providers/google-rpc-status.js';
-import { Dispatcher, type BudgetGate, type DispatchEnd, type KeyPool, type ProjectGate } from '../../src/schedule/dispatcher.js';
+import { Dispatcher, type BudgetGate, type KeyPool, type ProjectGate } from '../../src/schedule/dispatcher.js';
 import { UNREACHABLE_AFTER } from '../../src/schedule/endpoint-health.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import { RateLimitPolicy } from '../../src/schedule/rate-limit-policy.js';
 import { TokenEstimator, tokenFeatures } from '../../src/schedule/token-estimator.js';
 import { freshWorkItem, type RowOutcome, type WorkItem } from '../../src/schedule/work-item.js';
 import { fixtureText } from '../support/fixtures.js';
+import { settle, T0, useFakeClock } from '../support/dispatch-world.js';
 
-const T0 = Date.parse('2026-11-29T12:00:00Z');
+/** How far the fake clock moves at a time while a run settles (ms). */
+const STEP_MS = 1_000;
 
 function answer(text: string): ModelAnswer {
   return { text, finish: 'stop', finishDetail: 'STOP', blocked: undefined, usage: { inputTokens: 10, outputTokens: 1, reasoningTokens: 0 } };
@@ -104,21 +106,8 @@ function start(s: Setup) {
   return { dispatcher, done, finished, duplicates, notices, gates };
 }
 
-async function settle(done: Promise<DispatchEnd>): Promise<DispatchEnd> {
-  let end: DispatchEnd | undefined;
-  void done.then((e) => (end = e));
-  for (let i = 0; i < 10_000 && end === undefined; i++) await vi.advanceTimersByTimeAsync(1_000);
-  if (!end) throw new Error('dispatcher did not end');
-  return end;
-}
-
 describe('Dispatcher', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ now: T0 });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  useFakeClock();
 
   it('finishes every row exactly once through transient failures and 429s', async () => {
     const flaky = caller((row, nth) => {
@@ -128,7 +117,7 @@ describe('Dispatcher', () => {
       return 'ok';
     });
     const run = start({ pools: [{ project: 'p1', client: flaky }], rows: 300 });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end).toEqual({ kind: 'done' });
     expect(run.finished.size).toBe(300);
     expect(run.duplicates).toEqual([]);
@@ -139,7 +128,7 @@ describe('Dispatcher', () => {
   it('a row that keeps failing ends failed with its last error after --max-attempts requests; the others go on', async () => {
     const bad = caller((row) => (row === 3 ? failure('500-internal.json', 500) : 'ok'));
     const run = start({ pools: [{ project: 'p1', client: bad }], rows: 10, maxAttempts: 4 });
-    await settle(run.done);
+    await settle(run.done, STEP_MS);
     expect(run.finished.get(3)).toMatchObject({ status: 'failed', attempts: 4 });
     expect(run.finished.get(3)?.error).toMatch(/HTTP 500 INTERNAL.*after 4 attempts/);
     expect([...run.finished.values()].filter((o) => o.status === 'ok')).toHaveLength(9);
@@ -148,7 +137,7 @@ describe('Dispatcher', () => {
   it('other 4xx are not retried', async () => {
     const bad = caller((row) => (row === 1 ? failure('400-context-too-long.json', 400) : 'ok'));
     const run = start({ pools: [{ project: 'p1', client: bad }], rows: 3 });
-    await settle(run.done);
+    await settle(run.done, STEP_MS);
     expect(run.finished.get(1)).toMatchObject({ status: 'failed', attempts: 1 });
     expect(bad.calls.filter((r) => r === 1)).toHaveLength(1);
   });
@@ -157,7 +146,7 @@ describe('Dispatcher', () => {
     const slow = caller(() => 'ok', 2_000);
     const fast = caller(() => 'ok', 50);
     const run = start({ pools: [{ project: 'a', client: slow, maxInFlight: 2 }, { project: 'b', client: fast, maxInFlight: 2 }], rows: 200 });
-    await settle(run.done);
+    await settle(run.done, STEP_MS);
     expect(fast.calls.length).toBeGreaterThan(5 * slow.calls.length);
     expect(run.finished.size).toBe(200);
   });
@@ -166,7 +155,7 @@ describe('Dispatcher', () => {
     const refused = caller(() => failure('400-api-key-invalid.json', 400));
     const good = caller(() => 'ok');
     const run = start({ pools: [{ project: 'a', client: refused }, { project: 'b', client: good }], rows: 50, maxAttempts: 1 });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('done');
     expect([...run.finished.values()].every((o) => o.status === 'ok' && o.key === 'key-2')).toBe(true);
     expect(run.notices.filter((n) => n.includes('refused'))).toHaveLength(1);
@@ -175,7 +164,7 @@ describe('Dispatcher', () => {
   it('when every key is refused the run ends unavailable and rows stay pending', async () => {
     const refused = caller(() => failure('403-leaked-key.json', 403));
     const run = start({ pools: [{ project: 'a', client: refused }], rows: 20 });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('unavailable');
     expect(run.finished.size).toBe(0);
   });
@@ -184,7 +173,7 @@ describe('Dispatcher', () => {
     const daily = caller(() => failure('429-b-free-rpd-short-retry-delay.json', 429));
     const good = caller((row) => (row >= 30 ? failure('429-c-free-rpd-flash.json', 429) : 'ok'));
     const run = start({ pools: [{ project: 'a', client: daily }, { project: 'b', client: good }], rows: 60 });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('parked');
     if (end.kind === 'parked') expect(end.until).toBeGreaterThan(T0);
     expect(run.finished.size).toBeLessThan(60);
@@ -195,7 +184,7 @@ describe('Dispatcher', () => {
   it('an endpoint that never answers ends the run as an outage; the rows stay pending, none is burnt to failed', async () => {
     const refused = caller(() => Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } }));
     const run = start({ pools: [{ project: 'a', client: refused }], rows: 200 });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('outage');
     if (end.kind === 'outage') expect(end.reason).toContain('ECONNREFUSED');
     expect(run.finished.size).toBe(0);
@@ -206,7 +195,7 @@ describe('Dispatcher', () => {
   it('nothing but 503s for two minutes ends the run as an outage; rows that succeeded stay done', async () => {
     const down = caller((row) => (row < 10 ? 'ok' : failure('503-overloaded.json', 503)));
     const run = start({ pools: [{ project: 'a', client: down }], rows: 400, maxAttempts: 1_000 });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('outage');
     expect(run.finished.size).toBe(10);
     expect(Date.now() - T0).toBeGreaterThanOrEqual(120_000);
@@ -214,7 +203,7 @@ describe('Dispatcher', () => {
 
   it('404 for the model ends the run fatally', async () => {
     const run = start({ pools: [{ project: 'a', client: caller(() => failure('404-model-not-found.json', 404)) }], rows: 5 });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('fatal');
   });
 
@@ -224,7 +213,7 @@ describe('Dispatcher', () => {
     await vi.advanceTimersByTimeAsync(500);
     const sentBeforeStop = c.calls.length;
     run.dispatcher.stop();
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end).toEqual({ kind: 'interrupted' });
     expect(c.calls.length).toBe(sentBeforeStop);
     expect(run.finished.size).toBe(sentBeforeStop);
@@ -239,7 +228,7 @@ describe('Dispatcher', () => {
       },
     };
     const run = start({ pools: [{ project: 'p', client: c }, { project: 'p', client: c }], rows: 400, rpm: 120 });
-    await settle(run.done);
+    await settle(run.done, STEP_MS);
     const limit = run.gates.get('p')!.limiter.rpmTarget;
     for (let i = 0; i < starts.length; i++) {
       const inWindow = starts.filter((t) => t > starts[i]! - 60_000 && t <= starts[i]!).length;
@@ -266,7 +255,7 @@ describe('Dispatcher', () => {
     expect(run.dispatcher.slots).toBeGreaterThan(1.2 * 9.9 * 5);
     const shares = run.dispatcher.bindingShares();
     expect(shares[0]?.binding).toBe('rpm');
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('done');
     // 2,000 rows at 594/min: the quota's time plus one answer's latency, within a few per cent.
     expect(Date.now() - T0).toBeLessThan((2_000 / 594) * 60_000 * 1.03 + 5_000);
@@ -281,7 +270,7 @@ describe('Dispatcher', () => {
     };
     const c = caller(() => 'ok', lognormal);
     const run = start({ pools: [{ project: 'p', client: c }], rows: 2_000, rpm: 300 });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('done');
     expect(run.finished.size).toBe(2_000);
     // 2,000 rows at 297/min take 6.73 min of quota, plus the last answers (≤ about 1 min).
@@ -300,7 +289,7 @@ describe('Dispatcher', () => {
       rows: 600,
       rpm: 1_000,
     });
-    await settle(run.done);
+    await settle(run.done, STEP_MS);
     const said = run.notices.filter((n) => n.includes('workers per key'));
     expect(said).toEqual([
       'project p: 5 workers per key × 3 keys at 5.1 s per answer reach 176 RPM; the quota allows 990 — raise --workers-per-key to 30 or leave it out.',
@@ -317,7 +306,7 @@ describe('Dispatcher', () => {
       most = Math.max(most, run.dispatcher.stats.inFlight);
     }
     expect(most).toBeLessThanOrEqual(20);
-    await settle(run.done);
+    await settle(run.done, STEP_MS);
     expect(run.finished.size).toBe(800);
     expect(run.notices.filter((n) => n.includes('in flight in this process'))).toHaveLength(2);
   });
@@ -338,7 +327,7 @@ describe('Dispatcher', () => {
       },
     };
     const run = start({ pools: [{ project: 'p', client: c }], rows: 1_500, rpm: 60_000, maxAttempts: 1 });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('done');
     expect(run.finished.size).toBe(1_500);
     expect([...run.finished.values()].every((o) => o.status === 'ok')).toBe(true);
@@ -348,7 +337,7 @@ describe('Dispatcher', () => {
   it('every request 503 from the start (issue 11): the run stops for the outage and no row is failed — all stay pending', async () => {
     const down = caller(() => failure('503-overloaded.json', 503));
     const run = start({ pools: [{ project: 'a', client: down }], rows: 194 });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('outage');
     expect(run.finished.size).toBe(0);
     expect(Date.now() - T0).toBeGreaterThanOrEqual(120_000);
@@ -357,7 +346,7 @@ describe('Dispatcher', () => {
   it('an outage after some rows succeeded leaves the other rows pending, not failed', async () => {
     const down = caller((row) => (row < 40 ? 'ok' : failure('503-overloaded.json', 503)));
     const run = start({ pools: [{ project: 'a', client: down }], rows: 300 });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('outage');
     expect([...run.finished.values()].filter((o) => o.status !== 'ok')).toEqual([]);
   });
@@ -372,7 +361,7 @@ describe('Dispatcher', () => {
     };
     const flaky = caller((row, nth) => (draw(row, nth) < 1 / 3 ? failure('503-overloaded.json', 503) : 'ok'));
     const run = start({ pools: [{ project: 'a', client: flaky }], rows: 500, maxAttempts: 2 });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('done');
     expect([...run.finished.values()].every((o) => o.status === 'ok')).toBe(true);
   });
@@ -389,7 +378,7 @@ describe('Dispatcher', () => {
       },
     };
     const run = start({ pools: [{ project: 'p', client: slow }], rows: 40, rpm: 600, maxAttempts: 2 });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('done');
     expect([...run.finished.values()].every((o) => o.status === 'ok')).toBe(true);
     // After the first timeouts at 60 s, every later request waits 120 s.
@@ -416,7 +405,7 @@ describe('Dispatcher', () => {
     };
     const flaky = caller((row, nth) => (nth === 1 && row % 5 === 0 ? failure('503-overloaded.json', 503) : 'ok'));
     const run = start({ pools: [{ project: 'a', client: flaky }], rows: 100, budget });
-    const end = await settle(run.done);
+    const end = await settle(run.done, STEP_MS);
     expect(end).toEqual({ kind: 'budget', capUsd: 10, spentUsd: 9.5, inFlightUsd: 0, requestUsd: 1 });
     expect(worst).toBeLessThanOrEqual(10);
     expect(refusedInFlight).toBeGreaterThan(0); // it waited for answers before giving up
@@ -431,7 +420,7 @@ describe('Dispatcher', () => {
     async function minutes(rows: number, isBare: (row: number, nth: number) => boolean): Promise<{ minutes: number; failed: number }> {
       const c = caller((row, nth) => (isBare(row, nth) ? bare() : 'ok'), 200);
       const run = start({ pools: [{ project: 'p', client: c }], rows, rpm: 300 });
-      const end = await settle(run.done);
+      const end = await settle(run.done, STEP_MS);
       expect(end.kind).toBe('done');
       expect(run.finished.size).toBe(rows);
       return { minutes: (Date.now() - T0) / 60_000, failed: [...run.finished.values()].filter((o) => o.status !== 'ok').length };

@@ -5,27 +5,21 @@
  * shared-capacity one), transient 503s, answers cut at the output limit (`finish: 'length'`), a content filter, and
  * billing running out. Every row must end exactly once with the status its story calls for.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answerJudge } from '../../src/answers/judge-answer.js';
 import { requestBuilder } from '../../src/prompt/build-request.js';
 import { compileTemplate } from '../../src/prompt/template.js';
-import type { ModelAnswer, ModelCaller, ModelRequest, QuotaDay } from '../../src/providers/contract.js';
+import type { ModelAnswer, ModelCaller, ModelRequest } from '../../src/providers/contract.js';
 import { BillingFailure, RateLimitFailure, ServerFailure, type RateLimitDetails } from '../../src/providers/failures.js';
-import { Dispatcher, type DispatchEnd } from '../../src/schedule/dispatcher.js';
+import { Dispatcher } from '../../src/schedule/dispatcher.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import { RateLimitPolicy } from '../../src/schedule/rate-limit-policy.js';
 import { TokenEstimator, tokenFeatures } from '../../src/schedule/token-estimator.js';
 import { freshWorkItem, type RowOutcome, type WorkItem } from '../../src/schedule/work-item.js';
+import { answerAfter, settle, useFakeClock, utcDay } from '../support/dispatch-world.js';
 
-const T0 = Date.parse('2026-11-29T12:00:00Z');
-
-/** A provider calendar of its own: days in UTC. */
-const utcDay: QuotaDay = {
-  zone: 'UTC',
-  dayOf: (ms) => new Date(ms).toISOString().slice(0, 10),
-  nextBoundary: (ms) => (Math.floor(ms / 86_400_000) + 1) * 86_400_000,
-  clock: (ms) => new Date(ms).toISOString(),
-};
+/** How far the fake clock moves at a time while a run settles (ms). */
+const STEP_MS = 250;
 
 /** What the fake provider does with the n-th request of a row, by the row's story. */
 type Story = 'ok' | 'rate-limited' | 'shared-capacity' | 'transient' | 'cut-once' | 'always-cut' | 'filtered' | 'off-label';
@@ -78,15 +72,7 @@ function fakeCaller(options: { billingAfter?: number } = {}): ModelCaller & { se
         }
         return answer(row % 2 === 0 ? 'Yes' : 'no', 'stop', 'stop');
       };
-      return new Promise((resolve, reject) => {
-        setTimeout(() => {
-          try {
-            resolve(outcome());
-          } catch (error) {
-            reject(error);
-          }
-        }, 50);
-      });
+      return answerAfter(50, outcome);
     },
   };
 }
@@ -140,26 +126,13 @@ function run(n: number, client: ModelCaller) {
   return { dispatcher, done: dispatcher.run(), finished, duplicates: () => duplicates, limiter, notices, stats: dispatcher.stats };
 }
 
-async function settle(done: Promise<DispatchEnd>): Promise<DispatchEnd> {
-  let end: DispatchEnd | undefined;
-  void done.then((e) => (end = e));
-  for (let i = 0; i < 10_000 && end === undefined; i++) await vi.advanceTimersByTimeAsync(250);
-  if (!end) throw new Error('dispatcher did not end');
-  return end;
-}
-
 describe('the Dispatcher with a provider written in the test', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ now: T0 });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  useFakeClock();
 
   it('every row ends once with the status its story calls for', async () => {
     const client = fakeCaller();
     const r = run(80, client);
-    expect(await settle(r.done)).toEqual({ kind: 'done' });
+    expect(await settle(r.done, STEP_MS)).toEqual({ kind: 'done' });
     expect(r.duplicates()).toBe(0);
     expect(r.finished.size).toBe(80);
     for (const [row, outcome] of r.finished) {
@@ -199,7 +172,7 @@ describe('the Dispatcher with a provider written in the test', () => {
 
   it('billing running out stops the run with every unfinished row pending: no row is burnt to failed', async () => {
     const r = run(40, fakeCaller({ billingAfter: 10 }));
-    const end = await settle(r.done);
+    const end = await settle(r.done, STEP_MS);
     expect(end.kind).toBe('billing');
     expect(r.duplicates()).toBe(0);
     expect([...r.finished.values()].some((o) => o.error?.includes('insufficient_quota'))).toBe(false);

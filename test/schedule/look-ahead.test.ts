@@ -1,14 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ModelCaller } from '../../src/providers/contract.js';
 import { PACIFIC_DAY } from '../../src/providers/gemini/quota-day.js';
-import { Dispatcher, type DispatchEnd, type ProjectGate } from '../../src/schedule/dispatcher.js';
+import { Dispatcher, type ProjectGate } from '../../src/schedule/dispatcher.js';
 import { LOOK_AHEAD_MAX_DELAY_MS } from '../../src/schedule/look-ahead.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import { RateLimitPolicy } from '../../src/schedule/rate-limit-policy.js';
 import { TokenEstimator, tokenFeatures } from '../../src/schedule/token-estimator.js';
 import { freshWorkItem, type WorkItem } from '../../src/schedule/work-item.js';
+import { settle, T0, useFakeClock } from '../support/dispatch-world.js';
 
-const T0 = Date.parse('2026-11-29T12:00:00Z');
+/** How far the fake clock moves at a time while a run settles (ms). */
+const STEP_MS = 1_000;
+
 const PRIOR = new TokenEstimator();
 
 /** A prompt of row `row` with `words` words; the fake server counts the prior estimate of it as its tokens. */
@@ -78,14 +81,6 @@ function run(prompts: readonly string[], o: { tpm: number; rpm?: number; latency
   return { done: dispatcher.run(), sent, finished, limiter };
 }
 
-async function settle(done: Promise<DispatchEnd>): Promise<DispatchEnd> {
-  let end: DispatchEnd | undefined;
-  void done.then((e) => (end = e));
-  for (let i = 0; i < 10_000 && end === undefined; i++) await vi.advanceTimersByTimeAsync(1_000);
-  if (!end) throw new Error('dispatcher did not end');
-  return end;
-}
-
 /** The most real input tokens that arrived (5 ms after sending) within any 60 s. */
 function peakTokens(sent: readonly Sent[]): number {
   const arrivals = sent.map((s) => ({ at: s.at + 5, tokens: s.tokens })).sort((a, b) => a.at - b.at);
@@ -106,23 +101,24 @@ function mixedPrompts(n: number, seed = 10): string[] {
   return Array.from({ length: n }, (_, row) => prompt(row, Math.round((50 * Math.exp(random() * Math.log(4_000 / 50))) / 0.88)));
 }
 
+/** The same prompts run twice at `tpm` from T0 on a fresh fake clock: in order (no look-ahead), then with the look-ahead. */
+async function inOrderThenAhead(prompts: readonly string[], tpm: number) {
+  const inOrder = run(prompts, { tpm, lookAheadRows: 0 });
+  await settle(inOrder.done, STEP_MS);
+  vi.useRealTimers();
+  vi.useFakeTimers({ now: T0 });
+  const ahead = run(prompts, { tpm });
+  await settle(ahead.done, STEP_MS);
+  return { inOrder, ahead };
+}
+
 describe('Dispatcher look-ahead past a row waiting for TPM room', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ now: T0 });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  useFakeClock();
 
   it('small rows behind a large one fill the window, and the large row goes no later than in order plus the bound', async () => {
     // 10,000 TPM: five rows of ~1,900 tokens fill the window, then a row of ~5,000 tokens waits; 200 small rows follow.
     const prompts = [...Array.from({ length: 5 }, (_, r) => prompt(r, 2_150)), prompt(5, 5_600), ...Array.from({ length: 200 }, (_, k) => prompt(6 + k, 100))];
-    const inOrder = run(prompts, { tpm: 10_000, lookAheadRows: 0 });
-    await settle(inOrder.done);
-    vi.useRealTimers();
-    vi.useFakeTimers({ now: T0 });
-    const ahead = run(prompts, { tpm: 10_000 });
-    await settle(ahead.done);
+    const { inOrder, ahead } = await inOrderThenAhead(prompts, 10_000);
 
     const sentAt = (r: ReturnType<typeof run>, row: number) => (r.sent.find((s) => s.row === row) as Sent).at;
     // In order, nothing passes the large row.
@@ -141,7 +137,7 @@ describe('Dispatcher look-ahead past a row waiting for TPM room', () => {
     // 1,000 small rows behind the large one would keep the window full for minutes if they could always pass it.
     const prompts = [...Array.from({ length: 5 }, (_, r) => prompt(r, 2_150)), prompt(5, 5_600), ...Array.from({ length: 1_000 }, (_, k) => prompt(6 + k, 60))];
     const r = run(prompts, { tpm: 10_000, maxDelayMs: 5_000 });
-    await settle(r.done);
+    await settle(r.done, STEP_MS);
     const large = r.sent.find((s) => s.row === 5) as Sent;
     const before = r.sent.find((s) => s.row === 4) as Sent; // from here on the large row is the head
     // At the head it waits at most for the window to drain (60 s), its own tokens through the pacer (tokens ÷ TPM), and
@@ -154,12 +150,7 @@ describe('Dispatcher look-ahead past a row waiting for TPM room', () => {
 
   it('the server never sees more than the TPM limit in any 60 s, and mixed prompt lengths finish sooner than in order', async () => {
     const prompts = mixedPrompts(400);
-    const inOrder = run(prompts, { tpm: 50_000, lookAheadRows: 0 });
-    await settle(inOrder.done);
-    vi.useRealTimers();
-    vi.useFakeTimers({ now: T0 });
-    const ahead = run(prompts, { tpm: 50_000 });
-    await settle(ahead.done);
+    const { inOrder, ahead } = await inOrderThenAhead(prompts, 50_000);
     expect(peakTokens(ahead.sent)).toBeLessThanOrEqual(50_000);
     expect(peakTokens(inOrder.sent)).toBeLessThanOrEqual(50_000);
     expect(ahead.finished.size).toBe(prompts.length);
@@ -174,7 +165,7 @@ describe('Dispatcher look-ahead past a row waiting for TPM room', () => {
   it('an RPM-bound job sends strictly in input order', async () => {
     const prompts = mixedPrompts(200, 3);
     const r = run(prompts, { tpm: 10_000_000, rpm: 120 });
-    await settle(r.done);
+    await settle(r.done, STEP_MS);
     expect(r.sent.map((s) => s.row)).toEqual(prompts.map((_, i) => i));
   });
 });

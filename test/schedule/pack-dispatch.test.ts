@@ -5,28 +5,25 @@
  * once, with its own label or its own failure; rows sent again go in packs at most half as large, down to one row; the
  * rows' shares of the usage add up to what the answers reported.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answerJudge } from '../../src/answers/judge-answer.js';
 import { packJudge } from '../../src/answers/judge-pack.js';
 import { Packer } from '../../src/job/pack-rows.js';
 import { requestBuilder } from '../../src/prompt/build-request.js';
 import { packRequestBuilder } from '../../src/prompt/pack-request.js';
 import { compileTemplate } from '../../src/prompt/template.js';
-import type { ModelAnswer, ModelCaller, ModelRequest, QuotaDay } from '../../src/providers/contract.js';
+import type { ModelAnswer, ModelCaller, ModelRequest } from '../../src/providers/contract.js';
 import { RequestFailure, ServerFailure } from '../../src/providers/failures.js';
-import { Dispatcher, type DispatchEnd } from '../../src/schedule/dispatcher.js';
+import { Dispatcher } from '../../src/schedule/dispatcher.js';
 import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import { RateLimitPolicy } from '../../src/schedule/rate-limit-policy.js';
 import { TokenEstimator, tokenFeatures } from '../../src/schedule/token-estimator.js';
 import { freshWorkItem, type ItemVerdict, type RowOutcome, type WorkItem } from '../../src/schedule/work-item.js';
+import { answerAfter, settle, useFakeClock, utcDay } from '../support/dispatch-world.js';
 
-const T0 = Date.parse('2026-11-29T12:00:00Z');
-const utcDay: QuotaDay = {
-  zone: 'UTC',
-  dayOf: (ms) => new Date(ms).toISOString().slice(0, 10),
-  nextBoundary: (ms) => (Math.floor(ms / 86_400_000) + 1) * 86_400_000,
-  clock: (ms) => new Date(ms).toISOString(),
-};
+/** How far the fake clock moves at a time while a run settles (ms). */
+const STEP_MS = 250;
+
 const LABELS = ['yes', 'no'];
 const template = compileTemplate('Is row {{n}} urgent?', ['n']);
 
@@ -75,15 +72,7 @@ function fakeCaller(): ModelCaller & { seen: Seen[]; sent: number[][] } {
         // Shuffled: the join must go by id.
         return { text: JSON.stringify({ items: items.reverse() }), finish: 'stop', finishDetail: 'STOP', blocked: undefined, usage };
       };
-      return new Promise((resolve, reject) => {
-        setTimeout(() => {
-          try {
-            resolve(outcome());
-          } catch (error) {
-            reject(error);
-          }
-        }, 50);
-      });
+      return answerAfter(50, outcome);
     },
   };
 }
@@ -131,26 +120,13 @@ function run(n: number, k: number, client: ModelCaller, tpm = 10_000_000) {
   return { done: dispatcher.run(), finished, duplicates: () => duplicates, stats: dispatcher.stats };
 }
 
-async function settle(done: Promise<DispatchEnd>): Promise<DispatchEnd> {
-  let end: DispatchEnd | undefined;
-  void done.then((e) => (end = e));
-  for (let i = 0; i < 10_000 && end === undefined; i++) await vi.advanceTimersByTimeAsync(250);
-  if (!end) throw new Error('dispatcher did not end');
-  return end;
-}
-
 describe('packs through the Dispatcher', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ now: T0 });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  useFakeClock();
 
   it('every row ends once with its own label; rows sent again go in packs at most half as large, down to one', async () => {
     const client = fakeCaller();
     const r = run(200, 20, client);
-    expect(await settle(r.done)).toEqual({ kind: 'done' });
+    expect(await settle(r.done, STEP_MS)).toEqual({ kind: 'done' });
     expect(r.duplicates()).toBe(0);
     expect(r.finished.size).toBe(200);
     for (const [row, outcome] of r.finished) {
@@ -185,7 +161,7 @@ describe('packs through the Dispatcher', () => {
     const client = fakeCaller();
     // A pack of 20 is estimated at about 570 input tokens, above the 400 TPM ceiling; a pack of 10 at about 360.
     const r = run(40, 20, client, 400);
-    expect(await settle(r.done)).toEqual({ kind: 'done' });
+    expect(await settle(r.done, STEP_MS)).toEqual({ kind: 'done' });
     expect([...r.finished.values()].filter((o) => o.status === 'skipped')).toEqual([]);
     expect(r.finished.size).toBe(40);
     const sizes = client.sent.map((rows) => rows.length);
