@@ -9,12 +9,14 @@ export default defineConfig({
     // forks: test/support/run-main.ts chdirs, which worker threads cannot.
     pool: 'forks',
     // One process per worker for every file it runs, not one per file: 27 files start a simulator, and each fresh
-    // process paid the tokenizer's ~1 s warm-up and the module imports again. Measured on 2 shared cores: the whole
-    // suite took 148 s of CPU isolated and 70 s not. Tests restore what they change (timers, mocks, cwd, handlers).
+    // process paid the module imports (and then the tokenizer's ~1 s warm-up, now ~0.1 s) again. Measured on 2 shared
+    // cores: the whole suite took 148 s of CPU isolated and 70 s not. Tests restore what they change (timers, mocks,
+    // cwd, handlers).
     isolate: false,
-    // Vitest's default is one worker less than the cores (1 on 2 cores); the CLI tests wait on sockets and
-    // subprocesses, so every core is kept busy.
-    maxWorkers: availableParallelism(),
+    // Vitest's default is one worker less than the cores (1 on 2 cores). The CLI tests wait on sockets, timers and
+    // subprocesses (a worker was idle 83 s of 155 s in a profile), so one worker more than the cores keeps them busy.
+    // Measured side by side on 2 cores: 2 workers 74 s, 3 workers 57 s, 4 workers 60 s.
+    maxWorkers: availableParallelism() + 1,
     reporters: ['default', './test/support/count-reporter.ts'],
     // `npm run coverage`: what the tests run in-process (a spawned CLI is not counted). The text table has a row per
     // folder (src/job, src/config…) and per file; coverage/index.html has the lines.

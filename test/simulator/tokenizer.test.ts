@@ -1,11 +1,11 @@
 /**
  * src/simulator/tokenizer.ts (our own byte-level BPE over the o200k_base ranks) against js-tiktoken's `Tiktoken`, the
- * oracle: equal counts on every line and every cell of every file of test/fixtures/data (real public files and the
- * synthetic ones) and on seeded random multilingual strings, and equal truncations (`decode(encode(text).slice(0, k))`).
+ * oracle: equal counts on every line of every file of test/fixtures/data (real public files and the synthetic ones)
+ * and on seeded random multilingual strings, and equal truncations (`decode(encode(text).slice(0, k))`). Lines, not
+ * cells: a cell-by-cell pass over the same files (48,500 cells) cost 0.6 s more CPU and found no mismatch either.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -26,8 +26,8 @@ function encode(text: string): number[] {
 
 /**
  * Oracle count of a text as the sum of js-tiktoken's counts of its pieces (split by the same `pat_str`), each piece
- * encoded once: js-tiktoken's `encode` merges each match of `pat_str` on its own, and encoding the ~4 MB of lines and
- * cells whole would cost ~3 s of CPU more. The tests below check this sum against whole-text `encode` on a sample of
+ * encoded once: js-tiktoken's `encode` merges each match of `pat_str` on its own, and encoding the lines
+ * whole would cost ~3 s of CPU more. The tests below check this sum against whole-text `encode` on a sample of
  * the lines and on the random strings.
  */
 const oraclePieces = new Map<string, number>();
@@ -58,36 +58,6 @@ function countMismatches(texts: Iterable<string>, oracleCount: (text: string) =>
 /** Every line of every file of test/fixtures/data, read as UTF-8 (U+FFFD where a file is not), `\r` kept. */
 function dataLines(): string[] {
   return readdirSync(DATA).flatMap((name) => readFileSync(join(DATA, name), 'utf8').split('\n'));
-}
-
-/** Delimiter and encoding of each spreadsheet of test/fixtures/data (README.md there). */
-const SHEETS: Record<string, { delimiter: string; encoding: string }> = {
-  'cip-2020-nces.csv': { delimiter: ',', encoding: 'utf-8' },
-  'esco-skills-hierarchy-en.csv': { delimiter: ',', encoding: 'utf-8' },
-  'iab-content-taxonomy-3.1.tsv': { delimiter: '\t', encoding: 'utf-8' },
-  'nace-rev2-eurostat-excel-roundtrip.csv': { delimiter: ',', encoding: 'utf-8' },
-  'naf-rev2-insee-fr-semicolon-bom.csv': { delimiter: ';', encoding: 'utf-8' },
-  'synthetic-decimal-comma.csv': { delimiter: ';', encoding: 'utf-8' },
-  'synthetic-pipe.txt': { delimiter: '|', encoding: 'utf-8' },
-  'synthetic-sep-line.csv': { delimiter: ';', encoding: 'utf-8' },
-  'synthetic-utf16be-bom.csv': { delimiter: ',', encoding: 'utf-16be' },
-  'synthetic-utf16le-bom.tsv': { delimiter: '\t', encoding: 'utf-16le' },
-  'synthetic-windows-1252.csv': { delimiter: ';', encoding: 'windows-1252' },
-};
-
-/**
- * Every cell (header rows included) of every spreadsheet of test/fixtures/data, decoded and unquoted. csv-parse
- * directly (openInput parses with it too) rather than openInput: a third of the CPU (~0.35 s against ~0.9 s cold).
- */
-function dataCells(): string[] {
-  const names = readdirSync(DATA).filter((n) => /\.(csv|tsv|txt)$/.test(n));
-  expect(names.filter((n) => !(n in SHEETS))).toEqual([]);
-  return names.flatMap((name) => {
-    const { delimiter, encoding } = SHEETS[name] as { delimiter: string; encoding: string };
-    const text = new TextDecoder(encoding).decode(readFileSync(join(DATA, name))); // drops the BOM
-    const rows: string[][] = parse(text, { delimiter, relax_column_count: true, relax_quotes: true });
-    return rows.flat();
-  });
 }
 
 const FRAGMENTS: ((r: Random) => string)[] = [
@@ -144,12 +114,6 @@ describe('countTokens equals js-tiktoken (o200k_base, special tokens as text)', 
     // the piece sum is js-tiktoken's whole-text count (on every 20th line)
     const sample = lines.filter((_, i) => i % 20 === 0);
     expect(sample.filter((l) => oracleCountByPiece(l) !== encode(l).length)).toEqual([]);
-  });
-
-  it('on every cell of every spreadsheet of test/fixtures/data', () => {
-    const cells = dataCells();
-    expect(cells.length).toBeGreaterThan(48_000);
-    expect(countMismatches(cells, oracleCountByPiece)).toEqual([]);
   });
 
   it('on seeded random strings (ASCII words, digit and whitespace runs, CJK, Japanese, umlauts, emoji, marks, <|endoftext|>)', () => {
