@@ -5,32 +5,21 @@
  * of batches per set of rows, create-time validation, the reply delays and events that give tests kill windows.
  */
 import { ApiError, GoogleGenAI } from '@google/genai';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type BatchEvent, type BatchRecord, type SimulatorHandle } from '../../src/simulator/index.js';
-import { LABELS, getJson, jsonlLines, rawGet, type RawOperation, readResponses, restRequest, rowText, sdk, tempDir, textOf, type ResponseLine } from './batch-support.js';
-import { FakeClock, fixture, scenario } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { type BatchEvent, type BatchRecord, type SimulatorHandle } from '../../src/simulator/index.js';
+import { batchWorld, LABELS, getJson, jsonlLines, rawGet, type RawOperation, readResponses, restRequest, rowText, sdk, startBatchSim, textOf, type ResponseLine } from './batch-support.js';
+import { type FakeClock, fixture } from './helpers.js';
 
-let sim: SimulatorHandle | undefined;
-let tmp: ReturnType<typeof tempDir> | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-  tmp?.remove();
-  tmp = undefined;
-});
-
-const START = Date.parse('2026-12-01T00:00:00Z');
+const world = batchWorld();
 
 async function start(batch: Record<string, unknown> = {}, over: Record<string, unknown> = {}): Promise<{ sim: SimulatorHandle; clock: FakeClock; ai: GoogleGenAI }> {
-  const clock = new FakeClock(START);
-  sim = await startSimulator(scenario({ batch: { pendingMs: 1000, runningMs: 2000, ...batch }, ...over }), { clock });
-  tmp = tempDir();
+  const { sim, clock } = await startBatchSim(world, batch, over);
   return { sim, clock, ai: sdk(sim.url) };
 }
 
 /** Uploads `text` as JSONL and creates a batch from it. */
 async function fileBatch(ai: GoogleGenAI, text: string, displayName?: string): Promise<string> {
-  const file = await ai.files.upload({ file: tmp!.file(`in-${Math.random().toString(36).slice(2)}.jsonl`, text), config: { mimeType: 'jsonl' } });
+  const file = await ai.files.upload({ file: world.tmp!.file(`in-${Math.random().toString(36).slice(2)}.jsonl`, text), config: { mimeType: 'jsonl' } });
   const job = await ai.batches.create({ model: 'gemini-2.5-flash', src: file.name!, ...(displayName ? { config: { displayName } } : {}) });
   return job.name!;
 }
@@ -39,7 +28,7 @@ async function fileBatch(ai: GoogleGenAI, text: string, displayName?: string): P
 async function results(ai: GoogleGenAI, name: string): Promise<Map<string, ResponseLine>> {
   const job = await ai.batches.get({ name });
   expect(job.state).toBe('JOB_STATE_SUCCEEDED');
-  const out = tmp!.file(`out-${Math.random().toString(36).slice(2)}.jsonl`);
+  const out = world.tmp!.file(`out-${Math.random().toString(36).slice(2)}.jsonl`);
   await ai.files.download({ file: job.dest!.fileName!, downloadPath: out });
   return new Map(readResponses(out).map((l) => [l.key!, l]));
 }
@@ -96,8 +85,8 @@ describe('per-line errors and blocked lines', () => {
       const name = await fileBatch(ai, jsonlLines(200));
       clock.advance(3000);
       const failed = [...(await results(ai, name)).values()].filter((l) => l.error).map((l) => l.key!);
-      await sim!.close();
-      sim = undefined;
+      await world.sim!.close();
+      world.sim = undefined;
       return failed.sort();
     };
     const a = await run();
@@ -308,7 +297,7 @@ describe('cancel, delete, list and projects', () => {
 describe('create-time 429s', () => {
   it('rejectCreates: the first create is a 429 whose only detail is a google.rpc.Help link (fixture 429-g-help-only); no batch exists; the next create succeeds', async () => {
     const { ai, sim } = await start({ rejectCreates: 1 });
-    const file = await ai.files.upload({ file: tmp!.file('a.jsonl', jsonlLines(3)), config: { mimeType: 'jsonl' } });
+    const file = await ai.files.upload({ file: world.tmp!.file('a.jsonl', jsonlLines(3)), config: { mimeType: 'jsonl' } });
     const err = await apiError(ai.batches.create({ model: 'gemini-2.5-flash', src: file.name! }));
     expect(err.status).toBe(429);
     expect(err.body).toEqual(fixture('429-g-help-only'));
@@ -360,7 +349,7 @@ describe('what tests read back', () => {
 
   it('createReplyDelayMs: the batch exists (event, stats) before the create is answered; a client that gives up meanwhile leaves it behind', async () => {
     const { ai, sim } = await start({ createReplyDelayMs: 300 });
-    const file = await ai.files.upload({ file: tmp!.file('a.jsonl', jsonlLines(2)), config: { mimeType: 'jsonl' } });
+    const file = await ai.files.upload({ file: world.tmp!.file('a.jsonl', jsonlLines(2)), config: { mimeType: 'jsonl' } });
     const abort = new AbortController();
     const created = new Promise<BatchEvent>((resolve) => sim.onBatchEvent((e) => e.type === 'batch-created' && resolve(e)));
     const call = ai.batches.create({ model: 'gemini-2.5-flash', src: file.name!, config: { abortSignal: abort.signal } });
@@ -377,7 +366,7 @@ describe('what tests read back', () => {
     const seen: { type: string; at: number }[] = [];
     const t0 = performance.now();
     sim.onBatchEvent((e) => e.type !== 'answered' && seen.push({ type: e.type, at: performance.now() - t0 }));
-    const file = await ai.files.upload({ file: tmp!.file('a.jsonl', jsonlLines(2)), config: { mimeType: 'jsonl' } });
+    const file = await ai.files.upload({ file: world.tmp!.file('a.jsonl', jsonlLines(2)), config: { mimeType: 'jsonl' } });
     const total = performance.now() - t0;
     expect(seen.map((e) => e.type)).toEqual(['upload-started', 'file-created']);
     expect(seen[1]!.at - seen[0]!.at).toBeGreaterThanOrEqual(140); // the start's answer waited between them
@@ -451,7 +440,7 @@ describe('create-time validation', () => {
 
   it('an unknown model is a 404; a file that is gone (fileTtlMs passed) or never existed is a 403', async () => {
     const { ai, clock } = await start({ fileTtlMs: 60_000 });
-    const file = await ai.files.upload({ file: tmp!.file('a.jsonl', jsonlLines(2)), config: { mimeType: 'jsonl' } });
+    const file = await ai.files.upload({ file: world.tmp!.file('a.jsonl', jsonlLines(2)), config: { mimeType: 'jsonl' } });
     expect((await apiError(ai.batches.create({ model: 'gemini-0-nope', src: file.name! }))).status).toBe(404);
     clock.advance(60_000);
     expect((await apiError(ai.files.get({ name: file.name! }))).status).toBe(403);
@@ -462,9 +451,9 @@ describe('create-time validation', () => {
 
   it('files.delete removes a file; files.list shows the project\'s files, newest first, results included', async () => {
     const { ai, clock } = await start();
-    const a = await ai.files.upload({ file: tmp!.file('a.jsonl', jsonlLines(1)), config: { mimeType: 'jsonl' } });
+    const a = await ai.files.upload({ file: world.tmp!.file('a.jsonl', jsonlLines(1)), config: { mimeType: 'jsonl' } });
     clock.advance(10);
-    const b = await ai.files.upload({ file: tmp!.file('b.jsonl', jsonlLines(2)), config: { mimeType: 'jsonl' } });
+    const b = await ai.files.upload({ file: world.tmp!.file('b.jsonl', jsonlLines(2)), config: { mimeType: 'jsonl' } });
     const job = await ai.batches.create({ model: 'gemini-2.5-flash', src: b.name! });
     await ai.files.delete({ name: a.name! });
     expect((await apiError(ai.files.get({ name: a.name! }))).status).toBe(403);
@@ -478,9 +467,8 @@ describe('create-time validation', () => {
 describe('the key is never echoed', () => {
   it('no body, header, file name, stat or record of the whole flow holds the API key', async () => {
     const key = 'AIzaSyD-simulated-secret-key-0123456789';
-    const clock = new FakeClock(START);
-    sim = await startSimulator(scenario({ acceptAnyKey: true, defaultProject: 'p1', batch: { pendingMs: 0, runningMs: 10 } }), { clock });
-    tmp = tempDir();
+    const { sim, clock } = await startBatchSim(world, { pendingMs: 0, runningMs: 10 }, { acceptAnyKey: true, defaultProject: 'p1' });
+    const tmp = world.tmp!;
     const seen: string[] = [];
     const spy = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
       const res = await fetch(input, init);

@@ -6,34 +6,22 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { ENUM_CONFIG, LABELS, jsonlLines, rawGet, readResponses, rowText, sdk, tempDir, textOf } from './batch-support.js';
-import { FakeClock, scenario } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { SimulatorHandle } from '../../src/simulator/index.js';
+import { BATCH_START, batchWorld, ENUM_CONFIG, LABELS, jsonlLines, rawGet, readResponses, rowText, sdk, startBatchSim, textOf } from './batch-support.js';
+import type { FakeClock } from './helpers.js';
 
-let sim: SimulatorHandle | undefined;
-let tmp: ReturnType<typeof tempDir> | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-  tmp?.remove();
-  tmp = undefined;
-});
+const world = batchWorld();
 
-const START = Date.parse('2026-12-01T00:00:00Z');
-
-async function start(batch: Record<string, unknown> = {}, scripts: unknown[] = []): Promise<{ sim: SimulatorHandle; clock: FakeClock }> {
-  const clock = new FakeClock(START);
-  sim = await startSimulator(scenario({ batch: { pendingMs: 1000, runningMs: 2000, ...batch }, scripts }), { clock });
-  tmp = tempDir();
-  return { sim, clock };
+function start(batch: Record<string, unknown> = {}, scripts: unknown[] = []): Promise<{ sim: SimulatorHandle; clock: FakeClock }> {
+  return startBatchSim(world, batch, { scripts });
 }
 
 describe('Files API upload through the SDK', () => {
   it('uploads a JSONL file resumably and answers the File resource: files/ name, sizeBytes as a string, ACTIVE, expiry 48 h', async () => {
     const { sim } = await start();
     const text = jsonlLines(30);
-    const file = await sdk(sim.url).files.upload({ file: tmp!.file('rows.jsonl', text), config: { mimeType: 'jsonl', displayName: 'rows' } });
+    const file = await sdk(sim.url).files.upload({ file: world.tmp!.file('rows.jsonl', text), config: { mimeType: 'jsonl', displayName: 'rows' } });
     expect(file.name).toMatch(/^files\/[a-z0-9][a-z0-9-]{0,38}[a-z0-9]$/);
     expect(file.sizeBytes).toBe(String(Buffer.byteLength(text)));
     expect(file.mimeType).toBe('jsonl');
@@ -49,7 +37,7 @@ describe('Files API upload through the SDK', () => {
   it('a file larger than one 8 MiB chunk arrives whole through several upload requests', async () => {
     const { sim } = await start();
     const big = 'x'.repeat(9 * 1024 * 1024 + 123);
-    const p = tmp!.file('big.jsonl', big);
+    const p = world.tmp!.file('big.jsonl', big);
     const file = await sdk(sim.url).files.upload({ file: p, config: { mimeType: 'jsonl' } });
     expect(file.sizeBytes).toBe(String(statSync(p).size));
     expect(Buffer.from(file.sha256Hash!, 'base64').toString()).toBe(createHash('sha256').update(big).digest('hex'));
@@ -63,7 +51,7 @@ describe('a batch from an uploaded file, through the SDK', () => {
     const { sim, clock } = await start();
     const ai = sdk(sim.url);
     const n = 40;
-    const file = await ai.files.upload({ file: tmp!.file('rows.jsonl', jsonlLines(n)), config: { mimeType: 'jsonl' } });
+    const file = await ai.files.upload({ file: world.tmp!.file('rows.jsonl', jsonlLines(n)), config: { mimeType: 'jsonl' } });
     const job = await ai.batches.create({ model: 'gemini-2.5-flash', src: file.name!, config: { displayName: 'job-1' } });
     expect(job.name).toMatch(/^batches\/[a-z0-9]+$/);
     expect(job.state).toBe('JOB_STATE_PENDING');
@@ -83,7 +71,7 @@ describe('a batch from an uploaded file, through the SDK', () => {
     clock.advance(1000);
     const done = await ai.batches.get({ name: job.name! });
     expect(done.state).toBe('JOB_STATE_SUCCEEDED');
-    expect(done.endTime).toBe(new Date(START + 3000).toISOString());
+    expect(done.endTime).toBe(new Date(BATCH_START + 3000).toISOString());
     const responsesFile = done.dest?.fileName;
     expect(responsesFile).toBe(`files/batch-${job.name!.slice('batches/'.length)}`);
 
@@ -92,7 +80,7 @@ describe('a batch from an uploaded file, through the SDK', () => {
     expect(raw.metadata.batchStats).toEqual({ requestCount: String(n), successfulRequestCount: String(n) });
     expect(raw.response).toEqual({ '@type': 'type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatchOutput', responsesFile });
 
-    const out = tmp!.file('out.jsonl');
+    const out = world.tmp!.file('out.jsonl');
     await ai.files.download({ file: responsesFile!, downloadPath: out });
     const lines = readResponses(out);
     const keys = lines.map((l) => l.key!);
@@ -112,11 +100,11 @@ describe('a batch from an uploaded file, through the SDK', () => {
   it('the documented download path /download/v1beta/files/{id}:download?alt=media serves the same bytes', async () => {
     const { sim, clock } = await start();
     const ai = sdk(sim.url);
-    const file = await ai.files.upload({ file: tmp!.file('rows.jsonl', jsonlLines(5)), config: { mimeType: 'jsonl' } });
+    const file = await ai.files.upload({ file: world.tmp!.file('rows.jsonl', jsonlLines(5)), config: { mimeType: 'jsonl' } });
     const job = await ai.batches.create({ model: 'gemini-2.5-flash', src: file.name! });
     clock.advance(3000);
     const name = (await ai.batches.get({ name: job.name! })).dest!.fileName!;
-    const out = tmp!.file('out.jsonl');
+    const out = world.tmp!.file('out.jsonl');
     await ai.files.download({ file: name, downloadPath: out });
     const res = await fetch(`${sim.url}/download/v1beta/${name}:download?alt=media`, { headers: { 'x-goog-api-key': 'key-a' } });
     expect(res.status).toBe(200);
@@ -126,7 +114,7 @@ describe('a batch from an uploaded file, through the SDK', () => {
   it('results are not downloadable before the batch has SUCCEEDED, and an uploaded file is never downloadable', async () => {
     const { sim } = await start();
     const ai = sdk(sim.url);
-    const file = await ai.files.upload({ file: tmp!.file('rows.jsonl', jsonlLines(3)), config: { mimeType: 'jsonl' } });
+    const file = await ai.files.upload({ file: world.tmp!.file('rows.jsonl', jsonlLines(3)), config: { mimeType: 'jsonl' } });
     const job = await ai.batches.create({ model: 'gemini-2.5-flash', src: file.name! });
     const early = await fetch(`${sim.url}/v1beta/files/batch-${job.name!.split('/')[1]}:download?alt=media`, { headers: { 'x-goog-api-key': 'key-a' } });
     expect(early.status).toBe(403);

@@ -1,11 +1,15 @@
 /**
  * Helpers of the Batch API tests: JSONL request lines in the REST shape, a temporary directory, the official SDK
- * client for a simulator, reading a downloaded responses file, and the raw REST operation of a batch.
+ * client for a simulator, reading a downloaded responses file, the raw REST operation of a batch, and a simulator on a
+ * fake clock with its temporary directory, closed and removed after each test.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GoogleGenAI } from '@google/genai';
+import { afterEach } from 'vitest';
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { FakeClock, scenario } from './helpers.js';
 
 export const LABELS = ['positive', 'negative', 'neutral'];
 
@@ -29,8 +33,49 @@ export function jsonlLines(n: number, text: (i: number) => string = (i) => rowTe
   return out;
 }
 
+/** When the batch tests' fake clock starts (ms). */
+export const BATCH_START = Date.parse('2026-12-01T00:00:00Z');
+
+/** The simulator and temporary directory of the test running now (undefined before it starts one). */
+export interface BatchWorld {
+  sim: SimulatorHandle | undefined;
+  tmp: TempDir | undefined;
+}
+
+/** A {@link BatchWorld}, with an afterEach (in the enclosing scope) that closes its simulator and removes its directory. */
+export function batchWorld(): BatchWorld {
+  const world: BatchWorld = { sim: undefined, tmp: undefined };
+  afterEach(async () => {
+    await world.sim?.close();
+    world.sim = undefined;
+    world.tmp?.remove();
+    world.tmp = undefined;
+  });
+  return world;
+}
+
+/**
+ * Starts `world`'s simulator on a fake clock at {@link BATCH_START}: the test scenario (./helpers.ts) with batches
+ * PENDING for 1 s and RUNNING for 2 s unless `batch` says otherwise, and `over`'s top-level fields; and a fresh
+ * temporary directory.
+ */
+export async function startBatchSim(world: BatchWorld, batch: Record<string, unknown> = {}, over: Record<string, unknown> = {}): Promise<{ sim: SimulatorHandle; clock: FakeClock }> {
+  const clock = new FakeClock(BATCH_START);
+  const sim = await startSimulator(scenario({ batch: { pendingMs: 1000, runningMs: 2000, ...batch }, ...over }), { clock });
+  world.sim = sim;
+  world.tmp = tempDir();
+  return { sim, clock };
+}
+
+/** A temporary directory: its path, a file in it (written when `text` is given), and removing it. */
+export interface TempDir {
+  dir: string;
+  file(name: string, text?: string): string;
+  remove(): void;
+}
+
 /** A temporary directory, removed by the returned function. */
-export function tempDir(): { dir: string; file(name: string, text?: string): string; remove(): void } {
+export function tempDir(): TempDir {
   const dir = mkdtempSync(path.join(tmpdir(), 'gb-batch-'));
   return {
     dir,

@@ -4,13 +4,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
-import { enumRequest, fixture, generate, post, scenario, shapeOf } from './helpers.js';
+import { closeSim, enumRequest, fixture, generate, post, scenario, shapeOf } from './helpers.js';
 
 let sim: SimulatorHandle | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+afterEach(async () => (sim = await closeSim(sim)));
 
 describe('request errors', () => {
   it('missing key 403, unknown key 400 API_KEY_INVALID, leaked key 403, as in the fixtures', async () => {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseScenario } from '../../src/simulator/index.js';
-import type { Scenario, SimClock } from '../../src/simulator/index.js';
+import type { Scenario, SimClock, SimulatorHandle } from '../../src/simulator/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -37,6 +37,12 @@ export function shapeOf(v: unknown): unknown {
     return out;
   }
   return typeof v;
+}
+
+/** Closes `sim` when there is one; resolves to undefined, for `afterEach(async () => (sim = await closeSim(sim)))`. */
+export async function closeSim(sim: SimulatorHandle | undefined): Promise<undefined> {
+  await sim?.close();
+  return undefined;
 }
 
 /** A clock the test moves by hand. */

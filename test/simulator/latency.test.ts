@@ -7,13 +7,10 @@ import { readRateLimitDetails } from '../../src/providers/google-quota-failure.j
 import { parseRpcStatus } from '../../src/providers/google-rpc-status.js';
 import { seededRandom, delayMs } from '../../src/simulator/random.js';
 import { parseScenario, startSimulator, type SimLogEntry, type SimStats, type SimulatorHandle } from '../../src/simulator/index.js';
-import { enumRequest, fixture, generate, scenario } from './helpers.js';
+import { closeSim, enumRequest, fixture, generate, scenario } from './helpers.js';
 
 let sim: SimulatorHandle | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+afterEach(async () => (sim = await closeSim(sim)));
 
 describe('latency = uplink + generation + downlink', () => {
   it('the request arrives after its uplink (the time the log and the quota ledger both use); the answer comes after generation and downlink', async () => {
