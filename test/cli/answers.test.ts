@@ -8,37 +8,33 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseScenario, startSimulator, type SimLogEntry, type SimulatorHandle } from '../../src/simulator/index.js';
+import type { SimLogEntry, SimulatorHandle } from '../../src/simulator/index.js';
 import { repoRoot } from '../support/fixtures.js';
 import { runMain } from '../support/run-main.js';
+import { startAnyKeySimulator } from '../support/any-key-simulator.js';
 
 let sim: SimulatorHandle;
 let dir: string;
 const env = { GEMINI_API_KEY: 'answers-test-key' };
 
 beforeAll(async () => {
-  sim = await startSimulator(
-    parseScenario(
-      {
-        acceptAnyKey: true,
-        defaultProject: 'p',
-        projects: [{ id: 'p', keys: [], limits: { '*': { rpm: 100_000, tpm: 100_000_000 } } }],
-        requestLog: true,
-        scripts: [
-          { match: '#decorated', responses: [{ kind: 'text', text: 'Label: **Yes**.' }] },
-          { match: '#wrong-then-right', responses: [{ kind: 'text', text: 'Probably' }, { kind: 'enum' }] },
-          { match: '#always-wrong', responses: [{ kind: 'text', text: 'It depends' }] },
-          { match: '#thinks-once', responses: [{ kind: 'max-tokens' }, { kind: 'enum' }] },
-          { match: '#thinks-always', responses: [{ kind: 'max-tokens' }] },
-          { match: '#unsafe', responses: [{ kind: 'finish', finishReason: 'SAFETY' }] },
-          { match: '#blocked-prompt', responses: [{ kind: 'blocked', blockReason: 'PROHIBITED_CONTENT' }] },
-          { match: '#recites', responses: [{ kind: 'finish', finishReason: 'RECITATION' }] },
-          { match: '#other', responses: [{ kind: 'finish', finishReason: 'OTHER' }] },
-          { match: '#bad-json', responses: [{ kind: 'text', text: '{"label": "yes", "confid' }] },
-        ],
-      },
-      'answers',
-    ),
+  sim = await startAnyKeySimulator(
+    'answers',
+    {
+      requestLog: true,
+      scripts: [
+        { match: '#decorated', responses: [{ kind: 'text', text: 'Label: **Yes**.' }] },
+        { match: '#wrong-then-right', responses: [{ kind: 'text', text: 'Probably' }, { kind: 'enum' }] },
+        { match: '#always-wrong', responses: [{ kind: 'text', text: 'It depends' }] },
+        { match: '#thinks-once', responses: [{ kind: 'max-tokens' }, { kind: 'enum' }] },
+        { match: '#thinks-always', responses: [{ kind: 'max-tokens' }] },
+        { match: '#unsafe', responses: [{ kind: 'finish', finishReason: 'SAFETY' }] },
+        { match: '#blocked-prompt', responses: [{ kind: 'blocked', blockReason: 'PROHIBITED_CONTENT' }] },
+        { match: '#recites', responses: [{ kind: 'finish', finishReason: 'RECITATION' }] },
+        { match: '#other', responses: [{ kind: 'finish', finishReason: 'OTHER' }] },
+        { match: '#bad-json', responses: [{ kind: 'text', text: '{"label": "yes", "confid' }] },
+      ],
+    },
   );
   dir = mkdtempSync(path.join(tmpdir(), 'gb-answers-'));
   const rows = ['plain', '#decorated', '#wrong-then-right', '#always-wrong', '#thinks-once', '#thinks-always', '#unsafe', '#blocked-prompt', '#recites', '#other'];

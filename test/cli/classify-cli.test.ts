@@ -2,12 +2,13 @@
  * classify as a user runs it: usage errors before any request (exit 2), the key never written anywhere, stdout output,
  * NDJSON events — in-process (test/support/run-main.ts) against the simulator over real HTTP on 127.0.0.1.
  */
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario, startSimulator, type SimStats, type SimulatorHandle } from '../../src/simulator/index.js';
+import { allFiles } from '../support/all-files.js';
 import { repoRoot } from '../support/fixtures.js';
 import { ClosedPipe, runMain } from '../support/run-main.js';
 
@@ -38,13 +39,6 @@ afterAll(async () => {
 
 async function stats(): Promise<SimStats> {
   return (await (await fetch(`${sim.url}/__sim/stats`)).json()) as SimStats;
-}
-
-function allFiles(root: string): string[] {
-  return readdirSync(root).flatMap((name) => {
-    const file = path.join(root, name);
-    return statSync(file).isDirectory() ? allFiles(file) : [file];
-  });
 }
 
 describe('classify CLI', () => {

@@ -9,11 +9,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseScenario, startSimulator, type SimLogEntry, type SimulatorHandle } from '../../src/simulator/index.js';
+import type { SimLogEntry, SimulatorHandle } from '../../src/simulator/index.js';
 import { repoRoot } from '../support/fixtures.js';
 import { spawnCli } from '../support/cli.js';
 import { journaledRows as journaledIn } from '../support/journal-rows.js';
 import { runMain } from '../support/run-main.js';
+import { startAnyKeySimulator } from '../support/any-key-simulator.js';
 
 const PROMPT = 'Is this skill group relevant to a backend engineering role? {{Level 3 preferred term}} {{Level 2 preferred term}}: {{Description}}';
 
@@ -21,17 +22,13 @@ let sim: SimulatorHandle;
 let dir: string;
 
 beforeAll(async () => {
-  sim = await startSimulator(
-    parseScenario(
-      {
-        acceptAnyKey: true,
-        defaultProject: 'p1',
-        projects: [{ id: 'p1', keys: [], limits: { '*': { rpm: 100_000, tpm: 100_000_000 } } }],
-        latency: { medianMs: 15, p99Ms: 40 },
-        requestLog: true,
-      },
-      'kill-resume',
-    ),
+  sim = await startAnyKeySimulator(
+    'kill-resume',
+    {
+      latency: { medianMs: 15, p99Ms: 40 },
+      requestLog: true,
+    },
+    { id: 'p1' },
   );
   dir = mkdtempSync(path.join(tmpdir(), 'gb-kill-'));
   copyFileSync(path.join(repoRoot, 'samples', 'topics.csv'), path.join(dir, 'topics.csv'));

@@ -6,12 +6,13 @@
  * then answered; insufficient_quota stopping the run with exit 3 and the rest pending); a server without json_schema
  * stepped down once with a notice; and the bearer key in no output, log or file, whatever the server echoes.
  */
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenario, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { allFiles } from '../support/all-files.js';
 import { repoRoot } from '../support/fixtures.js';
 import { runMain, type MainResult } from '../support/run-main.js';
 
@@ -47,13 +48,6 @@ async function classify(args: string[], env: Record<string, string> = { OPENAI_A
 
 function rowsOf(file: string): Array<Record<string, string>> {
   return parse<Record<string, string>>(readFileSync(path.join(dir, file), 'utf8'), { columns: true, bom: true });
-}
-
-function allFiles(root: string): string[] {
-  return readdirSync(root).flatMap((name) => {
-    const file = path.join(root, name);
-    return statSync(file).isDirectory() ? allFiles(file) : [file];
-  });
 }
 
 describe('classify --provider openai', () => {

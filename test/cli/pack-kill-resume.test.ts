@@ -8,19 +8,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseScenario, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import type { SimulatorHandle } from '../../src/simulator/index.js';
 import { spawnCli } from '../support/cli.js';
 import { journaledRows } from '../support/journal-rows.js';
 import { runMain } from '../support/run-main.js';
+import { startAnyKeySimulator } from '../support/any-key-simulator.js';
 
 const ROWS = 300;
 let sim: SimulatorHandle;
 let dir: string;
 
 beforeAll(async () => {
-  sim = await startSimulator(
-    parseScenario({ acceptAnyKey: true, defaultProject: 'p1', projects: [{ id: 'p1', keys: [], limits: { '*': { rpm: 100_000, tpm: 100_000_000 } } }], latency: { medianMs: 150, p99Ms: 400 } }, 'pack-kill'),
-  );
+  sim = await startAnyKeySimulator('pack-kill', { latency: { medianMs: 150, p99Ms: 400 } }, { id: 'p1' });
   dir = mkdtempSync(path.join(tmpdir(), 'gb-pack-kill-'));
   writeFileSync(path.join(dir, 'rows.csv'), `id,text\n${Array.from({ length: ROWS }, (_, i) => `${i},note ${i} on ${['cats', 'rates', 'golf'][i % 3]}`).join('\n')}\n`);
 });

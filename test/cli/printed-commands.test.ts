@@ -10,11 +10,12 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandPrefix, formatCommand } from '../../src/invocation.js';
 import { describeRows } from '../../src/report/describe-rows.js';
-import { loadScenario, parseScenario, runSimulateCommand, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
+import { loadScenario, runSimulateCommand, type SimulatorHandle } from '../../src/simulator/index.js';
 import { scenarioKeysFile } from '../../src/simulator/run-hint.js';
 import { repoRoot } from '../support/fixtures.js';
 import { runMain } from '../support/run-main.js';
 import { shellSplit } from '../support/shell-words.js';
+import { startAnyKeySimulator } from '../support/any-key-simulator.js';
 
 let root: string;
 beforeAll(() => {
@@ -133,19 +134,14 @@ describe('after an early stop', () => {
 describe('status and the summaries agree', () => {
   let sim: SimulatorHandle;
   beforeAll(async () => {
-    sim = await startSimulator(
-      parseScenario(
-        {
-          acceptAnyKey: true,
-          defaultProject: 'p',
-          projects: [{ id: 'p', keys: [], limits: { '*': { rpm: 100_000, tpm: 100_000_000 } } }],
-          scripts: [
-            { match: '#flaky', responses: [{ kind: 'error', status: 503 }, { kind: 'error', status: 503 }, { kind: 'enum' }] },
-            { match: '#shaky', responses: [{ kind: 'error', status: 500 }, { kind: 'enum' }] },
-          ],
-        },
-        'status-retries',
-      ),
+    sim = await startAnyKeySimulator(
+      'status-retries',
+      {
+        scripts: [
+          { match: '#flaky', responses: [{ kind: 'error', status: 503 }, { kind: 'error', status: 503 }, { kind: 'enum' }] },
+          { match: '#shaky', responses: [{ kind: 'error', status: 500 }, { kind: 'enum' }] },
+        ],
+      },
     );
   });
   afterAll(() => sim.close());

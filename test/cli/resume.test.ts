@@ -12,33 +12,30 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseScenario, startSimulator, type SimLogEntry, type SimulatorHandle } from '../../src/simulator/index.js';
+import type { SimLogEntry, SimulatorHandle } from '../../src/simulator/index.js';
 import { binPath, spawnCli } from '../support/cli.js';
 import { repoRoot } from '../support/fixtures.js';
 import { journaledRows, journalLineCount } from '../support/journal-rows.js';
 import { runMain } from '../support/run-main.js';
+import { startAnyKeySimulator } from '../support/any-key-simulator.js';
 
 let sim: SimulatorHandle;
 let root: string;
 const env = { GEMINI_API_KEY: 'resume-test-key' };
 
 beforeAll(async () => {
-  sim = await startSimulator(
-    parseScenario(
-      {
-        acceptAnyKey: true,
-        defaultProject: 'p',
-        projects: [{ id: 'p', keys: [], limits: { '*': { rpm: 1_000_000, tpm: 1_000_000_000 } } }],
-        latency: { medianMs: 8, p99Ms: 30 },
-        requestLog: true,
-        scripts: [
-          { match: '#fails-once', responses: [{ kind: 'error', status: 400, fixture: '400-context-too-long' }, { kind: 'enum' }] },
-          // In flight for 30 s the first time (a second Ctrl-C arrives while it is), answered at once afterwards.
-          { match: '#slow-once', responses: [{ kind: 'delay-ms', ms: 30_000 }, { kind: 'enum' }] },
-        ],
-      },
-      'resume',
-    ),
+  sim = await startAnyKeySimulator(
+    'resume',
+    {
+      latency: { medianMs: 8, p99Ms: 30 },
+      requestLog: true,
+      scripts: [
+        { match: '#fails-once', responses: [{ kind: 'error', status: 400, fixture: '400-context-too-long' }, { kind: 'enum' }] },
+        // In flight for 30 s the first time (a second Ctrl-C arrives while it is), answered at once afterwards.
+        { match: '#slow-once', responses: [{ kind: 'delay-ms', ms: 30_000 }, { kind: 'enum' }] },
+      ],
+    },
+    { rpm: 1_000_000, tpm: 1_000_000_000 },
   );
   root = mkdtempSync(path.join(tmpdir(), 'gb-resume-'));
 });

@@ -9,28 +9,24 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseScenario, startSimulator, type SimLogEntry, type SimulatorHandle } from '../../src/simulator/index.js';
+import type { SimLogEntry, SimulatorHandle } from '../../src/simulator/index.js';
 import { runMain } from '../support/run-main.js';
+import { startAnyKeySimulator } from '../support/any-key-simulator.js';
 
 let sim: SimulatorHandle;
 let dir: string;
 
 beforeAll(async () => {
-  sim = await startSimulator(
-    parseScenario(
-      {
-        acceptAnyKey: true,
-        defaultProject: 'p',
-        projects: [{ id: 'p', keys: [], limits: { '*': { rpm: 100_000, tpm: 100_000_000 } } }],
-        requestLog: true,
-        scripts: [
-          // 20 s: far beyond --timeout, so only the client's abort can end the first attempt.
-          { match: '#slow-once', responses: [{ kind: 'delay-ms', ms: 20_000 }, { kind: 'enum' }] },
-          { match: '#always-slow', responses: [{ kind: 'delay-ms', ms: 20_000 }] },
-        ],
-      },
-      'timeout',
-    ),
+  sim = await startAnyKeySimulator(
+    'timeout',
+    {
+      requestLog: true,
+      scripts: [
+        // 20 s: far beyond --timeout, so only the client's abort can end the first attempt.
+        { match: '#slow-once', responses: [{ kind: 'delay-ms', ms: 20_000 }, { kind: 'enum' }] },
+        { match: '#always-slow', responses: [{ kind: 'delay-ms', ms: 20_000 }] },
+      ],
+    },
   );
   dir = mkdtempSync(path.join(tmpdir(), 'gb-timeout-'));
   const rows = ['plain a', '#slow-once', 'plain b', '#always-slow', 'plain c', 'plain d', 'plain e', 'plain f'];

@@ -14,7 +14,7 @@ import { ProjectLimiter } from '../../src/schedule/project-limiter.js';
 import { RateLimitPolicy } from '../../src/schedule/rate-limit-policy.js';
 import { TokenEstimator, tokenFeatures } from '../../src/schedule/token-estimator.js';
 import { freshWorkItem, type RowOutcome, type WorkItem } from '../../src/schedule/work-item.js';
-import { parseScenario, startSimulator } from '../../src/simulator/index.js';
+import { startAnyKeySimulator } from '../support/any-key-simulator.js';
 
 const GRACE_MS = 5_000;
 
@@ -98,16 +98,11 @@ describe('stop grace', () => {
   });
 
   it('the real client aborts its HTTP request at the end of the grace; the row stays pending', async () => {
-    const sim = await startSimulator(
-      parseScenario(
-        {
-          acceptAnyKey: true,
-          defaultProject: 'p',
-          projects: [{ id: 'p', keys: [], limits: { '*': { rpm: 100_000, tpm: 100_000_000 } } }],
-          scripts: [{ match: '#hangs', responses: [{ kind: 'hang' }] }],
-        },
-        'stop-grace',
-      ),
+    const sim = await startAnyKeySimulator(
+      'stop-grace',
+      {
+        scripts: [{ match: '#hangs', responses: [{ kind: 'hang' }] }],
+      },
     );
     try {
       const client = createGeminiCaller({ auth: { kind: 'api-key', apiKey: 'stop-grace-key' }, baseUrl: sim.url, timeoutMs: 60_000 });
