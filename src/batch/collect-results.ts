@@ -19,7 +19,7 @@ import { createInterface } from 'node:readline';
 import type { JournalEntry, RowTokens } from '../journal/journal-entry.js';
 import type { Journal } from '../journal/journal.js';
 import type { BatchResult, ModelAnswer } from '../providers/contract.js';
-import type { RowOutcome, Verdict } from '../schedule/work-item.js';
+import { outcomeEntryFields, type RowOutcome, type Verdict } from '../schedule/work-item.js';
 import { rowsOf, type CarriedRow, type ChunkRecord } from './batch-records.js';
 import { parseResultKey } from './result-key.js';
 import { RowSet } from './row-set.js';
@@ -97,12 +97,7 @@ export async function collectResults(o: CollectOptions): Promise<Collected> {
     o.finish({
       row,
       fp,
-      status: outcome.status,
-      label: outcome.label,
-      ...(outcome.fields ? { fields: outcome.fields } : {}),
-      raw: outcome.raw,
-      finishReason: outcome.finishReason,
-      error: outcome.error,
+      ...outcomeEntryFields(outcome),
       tokens,
       attempts,
       key: o.keyAlias,

@@ -29,7 +29,7 @@ import { BINDING_LABELS } from '../schedule/binding.js';
 import { Dispatcher, type DispatchEnd } from '../schedule/dispatcher.js';
 import type { ProjectLimits, QuotaLimit } from '../schedule/quota-limits.js';
 import { TokenEstimator } from '../schedule/token-estimator.js';
-import type { ItemVerdict, RowOutcome, WorkItem } from '../schedule/work-item.js';
+import { outcomeEntryFields, type ItemVerdict, type RowOutcome, type WorkItem } from '../schedule/work-item.js';
 import { buildPools } from './build-pools.js';
 import { checkOutputTarget } from './check-output.js';
 import { chooseReporter } from './choose-reporter.js';
@@ -542,12 +542,7 @@ function journalEntry(item: WorkItem, outcome: RowOutcome, tier: BillingTier | u
   return {
     row: item.row,
     fp: item.fingerprint,
-    status: outcome.status,
-    label: outcome.label,
-    ...(outcome.fields ? { fields: outcome.fields } : {}),
-    raw: outcome.raw,
-    finishReason: outcome.finishReason,
-    error: outcome.error,
+    ...outcomeEntryFields(outcome),
     tokens: {
       input: item.earlierUsage.input + item.usage.input,
       output: item.earlierUsage.output + item.usage.output,

@@ -82,13 +82,7 @@ export class EventLog {
 
   /** The index of `project` in this run's lines (an entry is written the first time). */
   project(name: string): number {
-    let j = this.#projects.get(name);
-    if (j === undefined) {
-      j = this.#projects.size;
-      this.#projects.set(name, j);
-      this.#line(`J ${j} ${JSON.stringify(name)}`);
-    }
-    return j;
+    return this.#intern(this.#projects, 'J', name);
   }
 
   /** Declares a key's pool by its alias (never the key) and project; returns its index for {@link request}. */
@@ -175,14 +169,19 @@ export class EventLog {
     this.#buffer = [];
   }
 
-  #quotaId(id: string): number {
-    let k = this.#quotaIds.get(id);
-    if (k === undefined) {
-      k = this.#quotaIds.size;
-      this.#quotaIds.set(id, k);
-      this.#line(`Q ${k} ${JSON.stringify(id)}`);
+  /** The index of `name` in `names` (this run's), numbered in order of first use; the first use writes `<tag> <index> <name as JSON>`. */
+  #intern(names: Map<string, number>, tag: string, name: string): number {
+    let i = names.get(name);
+    if (i === undefined) {
+      i = names.size;
+      names.set(name, i);
+      this.#line(`${tag} ${i} ${JSON.stringify(name)}`);
     }
-    return k;
+    return i;
+  }
+
+  #quotaId(id: string): number {
+    return this.#intern(this.#quotaIds, 'Q', id);
   }
 
   #writeAggregates(before: number): void {

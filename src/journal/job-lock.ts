@@ -110,16 +110,25 @@ export async function acquireJobLock(jobDir: string): Promise<JobLockRelease> {
   });
 }
 
+/**
+ * What {@link readLockBytes} answers when the lock file would not open: null when it is gone, the text `symbolic link`
+ * when it is one (O_NOFOLLOW).
+ * @throws `error` for any other failure to open it.
+ */
+function unopenedLockBytes(error: unknown): Buffer | null {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return null;
+  if (code === 'ELOOP') return Buffer.from('symbolic link');
+  throw error;
+}
+
 /** {@link readLockBytes}, synchronously. */
 function readLockBytesSync(file: string): Buffer | null {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | O_NOFOLLOW);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') return Buffer.from('symbolic link');
-    throw error;
+    return unopenedLockBytes(error);
   }
   try {
     return readFileSync(fd);
@@ -190,10 +199,7 @@ async function readLockBytes(file: string): Promise<Buffer | null> {
   try {
     handle = await fs.open(file, constants.O_RDONLY | O_NOFOLLOW);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') return Buffer.from('symbolic link');
-    throw error;
+    return unopenedLockBytes(error);
   }
   try {
     return await handle.readFile();

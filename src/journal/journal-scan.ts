@@ -105,16 +105,25 @@ export function scanJournal(fd: number, index: JournalIndex): ScanResult {
       return { end: pendingOffset, repaired: { line: lineNo, bytes: pendingLength + 1 }, corrupt: null };
     }
     // Keep the unfinished line at the start of the buffer; grow the buffer when one line fills it.
-    if (p === 0 && filled === buf.length) {
-      const bigger = Buffer.allocUnsafe(buf.length * 2);
-      buf.copy(bigger, 0, 0, filled);
-      buf = bigger;
-    } else if (p > 0) {
-      buf.copy(buf, 0, p, filled);
-      bufStart += p;
-      filled -= p;
-    }
+    buf = keepUnfinishedLine(buf, p, filled);
+    bufStart += p;
+    filled -= p;
   }
+}
+
+/**
+ * Keeps the unfinished line `buf[p, filled)` for the next read: moves it to the start of `buf`, or, when it fills the
+ * whole buffer (p = 0), copies it into one twice as large. Returns the buffer to read on into; the caller moves its
+ * file offset on by `p` bytes and its fill back by `p`.
+ */
+function keepUnfinishedLine(buf: Buffer<ArrayBuffer>, p: number, filled: number): Buffer<ArrayBuffer> {
+  if (p === 0 && filled === buf.length) {
+    const bigger = Buffer.allocUnsafe(buf.length * 2);
+    buf.copy(bigger, 0, 0, filled);
+    return bigger;
+  }
+  if (p > 0) buf.copy(buf, 0, p, filled);
+  return buf;
 }
 
 /** Reads up to `length` bytes at `offset` (pread); fewer at the end of the file. */
@@ -150,14 +159,8 @@ export function forEachLine(fd: number, size: number, visit: (buf: Buffer, start
       visit(buf, p, nl, bufStart + p);
       p = nl + 1;
     }
-    if (p === 0 && filled === buf.length) {
-      const bigger = Buffer.allocUnsafe(buf.length * 2);
-      buf.copy(bigger, 0, 0, filled);
-      buf = bigger;
-    } else if (p > 0) {
-      buf.copy(buf, 0, p, filled);
-      bufStart += p;
-      filled -= p;
-    }
+    buf = keepUnfinishedLine(buf, p, filled);
+    bufStart += p;
+    filled -= p;
   }
 }

@@ -61,8 +61,14 @@ function bindingLine(e: JobEstimate): string {
  */
 function compareLines(e: JobEstimate): string[] {
   if (!e.alone) return [];
-  const k: RequestFigures = {
-    rowsPerRequest: e.rowsPerRequest,
+  const k = figuresOf(e, e.rowsPerRequest);
+  return table(e, [k, e.alone]);
+}
+
+/** The estimate's own request figures (its requests, tokens, times and cost), labelled as `rowsPerRequest` rows a request. */
+function figuresOf(e: JobEstimate, rowsPerRequest: number): RequestFigures {
+  return {
+    rowsPerRequest,
     requests: e.requests,
     inputTokens: e.inputTokens,
     outputTokens: e.outputTokens,
@@ -71,7 +77,6 @@ function compareLines(e: JobEstimate): string[] {
     daysUnderRpd: e.daysUnderRpd,
     costUsd: e.costUsd,
   };
-  return table(e, [k, e.alone]);
 }
 
 /** The figures of each K in columns: `K = 20` then `K = 1`. */
@@ -110,16 +115,7 @@ function suggestionLines(e: JobEstimate): string[] {
     s.because === 'RPD'
       ? `${formatCount(s.figures.requests)} requests, ${days(s.figures.daysUnderRpd)} quota day${(s.figures.daysUnderRpd ?? 0) > 1 ? 's' : ''}`
       : `${formatCount(s.figures.requests)} requests, ${formatDuration(Math.max(s.figures.minutesUnderRpm, s.figures.minutesUnderTpm) * 60_000)} at the quota's full rate`;
-  const alone: RequestFigures = {
-    rowsPerRequest: 1,
-    requests: e.requests,
-    inputTokens: e.inputTokens,
-    outputTokens: e.outputTokens,
-    minutesUnderRpm: e.minutesUnderRpm,
-    minutesUnderTpm: e.minutesUnderTpm,
-    daysUnderRpd: e.daysUnderRpd,
-    costUsd: e.costUsd,
-  };
+  const alone = figuresOf(e, 1);
   return [
     `suggestion: --rows-per-request ${k} (${why}; at ${k} rows a request: ${gain}${s.notEnough ? `; a larger K cuts more, at more risk to accuracy` : ''})`,
     ...table(e, [s.figures, alone]),

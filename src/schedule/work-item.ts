@@ -99,6 +99,21 @@ export type PackRowVerdict = { kind: 'done'; outcome: RowOutcome } | { kind: 'ag
 /** The final outcome of a row: what the journal records of it beside its id, tokens and attempts. */
 export type RowOutcome = Pick<JournalEntry, 'status' | 'label' | 'fields' | 'raw' | 'finishReason' | 'error' | 'pack'>;
 
+/**
+ * The fields of a row's journal entry that its outcome gives, in the journal line's order: status, label, fields (when
+ * the outcome has any), raw, finishReason, error. Not `pack`: the caller adds it where packs can be.
+ */
+export function outcomeEntryFields(outcome: RowOutcome): Pick<JournalEntry, 'status' | 'label' | 'fields' | 'raw' | 'finishReason' | 'error'> {
+  return {
+    status: outcome.status,
+    label: outcome.label,
+    ...(outcome.fields ? { fields: outcome.fields } : {}),
+    raw: outcome.raw,
+    finishReason: outcome.finishReason,
+    error: outcome.error,
+  };
+}
+
 /** What the job makes of an HTTP 200 answer. */
 export type Verdict =
   | { kind: 'final'; outcome: RowOutcome }
