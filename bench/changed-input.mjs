@@ -14,6 +14,7 @@ import { createReadStream, createWriteStream, mkdirSync, readFileSync, rmSync, s
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulatorProcess } from './simulator-process.mjs';
+import { watchRun } from './watch-run.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -93,32 +94,13 @@ await writeLines(input, ['id,text\n', ...changed.map((t, i) => `${i},${t}\n`)]);
 console.log(`input: ${ROWS} rows answered, then 1 inserted and 1 edited (${(statSync(input).size / 1e6).toFixed(1)} MB)`);
 
 const requests = async () => (await (await fetch(`${url}/__sim/stats`)).json()).requests.total;
-const peakRss = (pid) => {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-};
 const args = ['classify', 'rows.csv', '--prompt', PROMPT, '--labels', LABELS.join(','), '--base-url', url, '--rpm', '1000000000', '--tpm', '1000000000000', '--workers-per-key', '64', '--json'];
 const before = await requests();
 const t0 = performance.now();
 const run = spawn(process.execPath, [bin, ...args], { cwd: dir, env: { ...process.env, GEMINI_API_KEY: 'changed-input-bench-key' }, stdio: ['ignore', 'pipe', 'inherit'] });
 let out = '';
 run.stdout.on('data', (d) => (out += d));
-let firstRequestS;
-let peak = 0;
-const code = await new Promise((resolve) => {
-  const timer = setInterval(async () => {
-    peak = Math.max(peak, peakRss(run.pid));
-    if (firstRequestS === undefined && (await requests()) > before) firstRequestS = (performance.now() - t0) / 1000;
-  }, 50);
-  run.on('close', (c) => {
-    clearInterval(timer);
-    resolve(c);
-  });
-});
+const { code, peakMb: peak, firstRequestS } = await watchRun(run, { t0, before, requests, everyMs: 50 });
 const wall = (performance.now() - t0) / 1000;
 const sent = (await requests()) - before;
 const lines = out.trim().split('\n').map((l) => JSON.parse(l));

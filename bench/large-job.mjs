@@ -10,6 +10,7 @@ import { createWriteStream, mkdirSync, readFileSync, rmSync, statSync } from 'no
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSimulatorProcess } from './simulator-process.mjs';
+import { peakRss, watchRun } from './watch-run.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -51,15 +52,6 @@ const requests = async () => (await (await fetch(`${url}/__sim/stats`)).json()).
 
 const args = ['classify', 'rows.csv', '--prompt', 'Classify this ticket: {{text}}', '--labels', 'billing,shipping,other', '--base-url', url, '--rpm', '1000000000', '--tpm', '1000000000000', '--workers-per-key', '64', '--json'];
 const env = { ...process.env, GEMINI_API_KEY: 'large-job-bench-key' };
-
-function peakRss(pid) {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 /** Lines in the journal, estimated from its size and the length of its first lines (reading it whole is slow). */
 let bytesPerLine;
@@ -115,18 +107,7 @@ const t2 = performance.now();
 const second = spawn(process.execPath, [bin, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
 let summary = '';
 second.stdout.on('data', (d) => (summary += d));
-let firstRequestS;
-let peak2 = 0;
-await new Promise((resolve) => {
-  const timer = setInterval(async () => {
-    peak2 = Math.max(peak2, peakRss(second.pid));
-    if (firstRequestS === undefined && (await requests()) > before) firstRequestS = (performance.now() - t2) / 1000;
-  }, 25);
-  second.on('close', (code) => {
-    clearInterval(timer);
-    resolve(code);
-  });
-});
+const { peakMb: peak2, firstRequestS } = await watchRun(second, { t0: t2, before, requests, everyMs: 25 });
 const totalS = (performance.now() - t2) / 1000;
 const end = summary.trim().split('\n').map((l) => { try { return JSON.parse(l); } catch { return {}; } }).find((e) => e.event === 'summary');
 console.log(`run 2 (resume): first request after ${firstRequestS?.toFixed(2)} s; finished in ${totalS.toFixed(1)} s; peak RSS ${peak2.toFixed(0)} MB; rows ok ${end?.byStatus?.ok} of ${end?.total}; exit ${end?.exitCode}`);

@@ -14,9 +14,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { ApiReply, BatchService } from './batch-service.js';
-import { invalidJson, modelNotFound, rpcError } from './error-bodies.js';
+import { invalidJson, modelNotFound } from './error-bodies.js';
 import { googleFailure } from './gemini-dialect.js';
 import { BASE_HEADERS } from './http-headers.js';
+import { readCappedBody } from './request-body.js';
 import type { SimEngine } from './sim-engine.js';
 import type { RequestRecord } from './sim-stats.js';
 
@@ -154,14 +155,7 @@ export function routeBatchApi(engine: SimEngine, req: Req, res: Res, path: strin
     later(r.delayMs ?? 0, () => writeReply(res, r, later));
   };
 
-  const chunks: Buffer[] = [];
-  let size = 0;
-  req.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size <= MAX_BATCH_BODY_BYTES) chunks.push(chunk);
-  });
-  req.on('end', () => {
-    if (size > MAX_BATCH_BODY_BYTES) return reply({ status: 400, body: rpcError(400, `Request payload size exceeds the limit: ${MAX_BATCH_BODY_BYTES} bytes.`) });
+  readCappedBody(req, MAX_BATCH_BODY_BYTES, (tooLarge) => reply({ status: 400, body: tooLarge }), (chunks) => {
     let project = '';
     if (action.keyed) {
       const caller = engine.authenticate(headerOf(req, 'x-goog-api-key') ?? params.get('key') ?? undefined);

@@ -20,6 +20,7 @@ import zlib from 'node:zlib';
 import { routeBatchApi } from './batch-http.js';
 import { notFoundPath, rpcError } from './error-bodies.js';
 import { BASE_HEADERS } from './http-headers.js';
+import { readCappedBody } from './request-body.js';
 import type { DialectName, Endpoint } from './dialect.js';
 import type { Outcome, SimEngine, SimRequest } from './sim-engine.js';
 
@@ -177,17 +178,7 @@ export function startHttpServer(engine: SimEngine, host: string, port: number, c
     const params = query === '' ? undefined : new URLSearchParams(query);
     const key = credentialOf(req, route, params);
     const stream: StreamMode = endpoint !== 'streamGenerateContent' ? 'none' : params?.get('alt') === 'sse' ? 'sse' : 'array';
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (size > MAX_BODY_BYTES) {
-        writeJson(res, 400, rpcError(400, `Request payload size exceeds the limit: ${MAX_BODY_BYTES} bytes.`));
-        return;
-      }
+    readCappedBody(req, MAX_BODY_BYTES, (tooLarge) => writeJson(res, 400, tooLarge), (chunks) => {
       let body: unknown;
       let bodyError: string | undefined;
       try {

@@ -17,7 +17,7 @@ import { batchCount } from '../../batch/batch-count.js';
 import { BatchLog } from '../../batch/batch-log.js';
 import { boundStretches } from './bound-stretches.js';
 import { projectSeries, SERIES } from './chart-series.js';
-import { failureChart, lineChart, percentileStyle, perDayChart, stretchChart } from './chart-specs.js';
+import { failureChart, lineChart, percentileStyle, perDayChart, stretchChart, type LineSeries } from './chart-specs.js';
 import { DigestBuilder } from './event-digest.js';
 import { jobTables } from './job-tables.js';
 import { LIMIT, MEASURED } from './palette.js';
@@ -74,30 +74,26 @@ export async function buildReport(jobDir: string, manifest: Manifest, options: B
       if (project.requests === 0 && project.inFlight.length === 0) continue;
       const s = projectSeries(run, project);
       const charts: ChartFigure[] = [
-        {
-          id: 'rpm',
-          title: 'Requests per minute against the RPM limit',
-          note: `requests sent in the rolling 60 s window ending at each moment (the server's count)${s.stepSeconds > 1 ? `, the most in any window ending within each ${s.stepSeconds} s` : ''}`,
-          series: [SERIES.requests, ...(s.rpmLimit.length > 0 ? [SERIES.rpm] : [])],
-          svg: await renderSvg(
-            lineChart('requests / 60 s', [
-              { name: SERIES.requests, points: s.requests, style: MEASURED },
-              { name: SERIES.rpm, points: s.rpmLimit, style: LIMIT, step: true },
-            ]),
-          ),
-        },
-        {
-          id: 'tpm',
-          title: 'Input tokens per minute against the TPM limit',
-          note: "input tokens (the answers' promptTokenCount) of the requests sent in the rolling 60 s window",
-          series: [SERIES.tokens, ...(s.tpmLimit.length > 0 ? [SERIES.tpm] : [])],
-          svg: await renderSvg(
-            lineChart('input tokens / 60 s', [
-              { name: SERIES.tokens, points: s.tokens, style: MEASURED },
-              { name: SERIES.tpm, points: s.tpmLimit, style: LIMIT, step: true },
-            ]),
-          ),
-        },
+        await againstLimit(
+          {
+            id: 'rpm',
+            title: 'Requests per minute against the RPM limit',
+            note: `requests sent in the rolling 60 s window ending at each moment (the server's count)${s.stepSeconds > 1 ? `, the most in any window ending within each ${s.stepSeconds} s` : ''}`,
+          },
+          'requests / 60 s',
+          { name: SERIES.requests, points: s.requests },
+          { name: SERIES.rpm, points: s.rpmLimit },
+        ),
+        await againstLimit(
+          {
+            id: 'tpm',
+            title: 'Input tokens per minute against the TPM limit',
+            note: "input tokens (the answers' promptTokenCount) of the requests sent in the rolling 60 s window",
+          },
+          'input tokens / 60 s',
+          { name: SERIES.tokens, points: s.tokens },
+          { name: SERIES.tpm, points: s.tpmLimit },
+        ),
         {
           id: 'failures',
           title: '429s by quotaId, 5xx and timeouts',
@@ -174,4 +170,26 @@ export async function buildReport(jobDir: string, manifest: Manifest, options: B
     dayCharts,
   };
   return reportPage(model_);
+}
+
+/**
+ * A chart of a measured series against its limit, drawn as a step line: the figure's `id`, `title` and `note`, the y
+ * axis titled `yTitle` (with its unit); the limit is named among the series only where it has points.
+ */
+async function againstLimit(
+  figure: Pick<ChartFigure, 'id' | 'title' | 'note'>,
+  yTitle: string,
+  measured: Pick<LineSeries, 'name' | 'points'>,
+  limit: Pick<LineSeries, 'name' | 'points'>,
+): Promise<ChartFigure> {
+  return {
+    ...figure,
+    series: [measured.name, ...(limit.points.length > 0 ? [limit.name] : [])],
+    svg: await renderSvg(
+      lineChart(yTitle, [
+        { ...measured, style: MEASURED },
+        { ...limit, style: LIMIT, step: true },
+      ]),
+    ),
+  };
 }
