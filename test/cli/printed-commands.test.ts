@@ -3,8 +3,7 @@
  * ("Progress and status"): the resume line, the simulator's `run:` hint and its keys files, the resume header, and
  * status's retries against the runs' summaries. In-process (test/support/run-main.ts) over real HTTP.
  */
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,18 +15,10 @@ import { repoRoot } from '../support/fixtures.js';
 import { runMain } from '../support/run-main.js';
 import { shellSplit } from '../support/shell-words.js';
 import { startAnyKeySimulator } from '../support/any-key-simulator.js';
+import { tempRoot } from '../support/temp-root.js';
 
-let root: string;
-beforeAll(() => {
-  root = mkdtempSync(path.join(tmpdir(), 'gb-printed-'));
-});
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-function workdir(name: string): string {
-  const dir = path.join(root, name);
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
+/** A folder of this file's temporary folder, made if missing. */
+const workdir = tempRoot('gb-printed-').folder;
 
 describe('commandPrefix', () => {
   it('npx gemini-batch under npx; gemini-batch when PATH holds this program; else node <script>', () => {

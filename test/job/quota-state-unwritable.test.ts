@@ -4,26 +4,22 @@
  * learned, the request counts (requests.log) are unaffected, and no temporary file is left behind. The file is made
  * unwritable by a directory in its place: a rename onto it fails whoever runs the tests (root included).
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QuotaStateFile } from '../../src/journal/quota-state-file.js';
 import { parseScenario, startSimulator, type SimulatorHandle } from '../../src/simulator/index.js';
 import { runMain } from '../support/run-main.js';
+import { tempRoot } from '../support/temp-root.js';
 
 const DAY = '2026-11-29';
-let root: string;
-beforeAll(() => {
-  root = mkdtempSync(path.join(tmpdir(), 'gb-quota-unwritable-'));
-});
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const root = tempRoot('gb-quota-unwritable-');
 
 /** A job directory whose quota-usage.json is a directory. */
 function jobDirWithBlockedState(name: string): string {
-  const dir = path.join(root, name);
-  mkdirSync(path.join(dir, 'quota-usage.json'), { recursive: true });
+  const dir = root.folder(name);
+  mkdirSync(path.join(dir, 'quota-usage.json'));
   return dir;
 }
 
@@ -63,8 +59,7 @@ describe('classify when quota-usage.json cannot be written', () => {
   afterAll(() => sim.close());
 
   it('fails to keep a refused key, says nothing of it, and finishes every row on the other key', async () => {
-    const dir = path.join(root, 'cli');
-    mkdirSync(dir);
+    const dir = root.folder('cli');
     writeFileSync(path.join(dir, 'rows.csv'), `id,text\n${Array.from({ length: 40 }, (_, i) => `${i},topic ${i}`).join('\n')}\n`);
     writeFileSync(path.join(dir, 'keys.txt'), 'p good-key-0001\np leaked-key-0002\n');
     mkdirSync(path.join(dir, 'rows.gemini-batch', 'quota-usage.json'), { recursive: true });
