@@ -126,6 +126,31 @@ describe('countTokens equals js-tiktoken (o200k_base, special tokens as text)', 
     expect(texts.map(countTokens)).toEqual(first);
   });
 
+  it('on long runs without a break (every script), in time that grows about linearly with their length', () => {
+    const runs = ['a', '东', 'ー', 'é', '😀', '0', '.', ' '].map((c) => c.repeat(700));
+    runs.push(Array.from({ length: 700 }, (_, i) => 'abcdefghij'[(i * 7) % 10]).join(''));
+    expect(countMismatches(runs)).toEqual([]);
+    // CPU for one run of n characters, caches bypassed (each text is new: a counter ends it; the run is one piece, longer
+    // than the piece cache takes).
+    let calls = 0;
+    const cpuMs = (n: number, c: string): number => {
+      const started = process.cpuUsage();
+      countTokens(`${c.repeat(n)} ${++calls}`);
+      const used = process.cpuUsage(started);
+      return (used.user + used.system) / 1000;
+    };
+    // 16× the characters: a linear merge takes ~16× the CPU (20× with the collector's share), the old quadratic rescan
+    // ~256× (32,000 CJK characters took 8.3 s). Medians of 3 after a warm-up run, so that the JIT's first compilations
+    // are not in the smaller figure; the bound leaves room for a noisy machine.
+    const median = (xs: number[]): number => xs.sort((x, y) => x - y)[1] as number;
+    for (const c of ['a', '东']) {
+      cpuMs(10_000, c);
+      const small = Math.max(median([cpuMs(2_500, c), cpuMs(2_500, c), cpuMs(2_500, c)]), 0.5);
+      const large = median([cpuMs(40_000, c), cpuMs(40_000, c), cpuMs(40_000, c)]);
+      expect(large / small, c).toBeLessThan(64);
+    }
+  });
+
   it('on runs that merge to ties (the leftmost pair first)', () => {
     const texts = ['aaaa', 'aaaaaaa', '0000000', '.....', '!!!!!!!!!', 'ababababab', '=========', '\t\t\t\t\t', 'ーーーー'];
     for (const t of [...texts]) texts.push(t.repeat(7), ` ${t}`);
