@@ -62,6 +62,7 @@ export type ErrorCode =
   /** The prompt: template, labels, schema, examples (src/prompt/). */
   | 'TEMPLATE_AMBIGUOUS_COLUMN'
   | 'TEMPLATE_NO_PLACEHOLDER'
+  | 'TEMPLATE_UNCLOSED_PLACEHOLDER'
   | 'TEMPLATE_UNKNOWN_COLUMN'
   | 'LABELS_INVALID'
   | 'SCHEMA_INVALID'

@@ -174,6 +174,7 @@ export async function resolveClassifyConfig(input: string, raw: RawClassifyOptio
   if (raw.restart && raw.retryErrors) throw new UsageError('OPTION_CONFLICT', '--restart discards every result, so there are no errors to --retry-errors; give one of them.');
 
   const prompt = raw.prompt ?? (raw.promptFile !== undefined ? await readTextOption('--prompt-file', raw.promptFile) : undefined);
+  if (raw.promptFile !== undefined && prompt?.trim() === '') throw new UsageError('OPTION_INVALID', `--prompt-file ${raw.promptFile} is empty.`);
   if (prompt === undefined || prompt.trim() === '') {
     throw new UsageError('OPTION_MISSING', 'Give the prompt with --prompt "…{{Column}}…" or --prompt-file FILE.');
   }

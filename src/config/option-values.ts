@@ -3,6 +3,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { InputError, UsageError } from '../errors.js';
+import { binaryEvidence } from '../input/binary-sniff.js';
 
 /** A positive integer option, or undefined when absent. @throws UsageError `OPTION_INVALID`. */
 export function positiveInt(name: string, value: string | undefined): number | undefined {
@@ -41,12 +42,36 @@ export function oneOf<T>(a: [string, T | undefined], b: [string, T | undefined])
   if (a[1] !== undefined && b[1] !== undefined) throw new UsageError('OPTION_CONFLICT', `Give ${a[0]} or ${b[0]}, not both.`);
 }
 
-/** Reads a UTF-8 text file given by an option (BOM stripped). @throws InputError `OPTION_FILE_UNREADABLE`. */
+/**
+ * Reads a UTF-8 text file given by an option (BOM stripped).
+ * @throws InputError naming the file: `OPTION_FILE_UNREADABLE` (missing, a directory, no permission), `INPUT_BINARY`
+ *   (it looks like an image, archive or other binary data: ../input/binary-sniff.ts), `INPUT_ENCODING` (not UTF-8, with
+ *   the line and column of the first byte that is not).
+ */
 export async function readTextOption(option: string, file: string): Promise<string> {
+  let bytes: Buffer;
   try {
-    return (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
+    bytes = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new InputError('OPTION_FILE_UNREADABLE', { file }, `cannot read the file given to ${option} (${code})`, { cause: error });
   }
+  const binary = binaryEvidence(bytes);
+  if (binary) {
+    const what = binary.kind ? `looks like ${binary.kind}` : 'looks binary';
+    throw new InputError('INPUT_BINARY', { file }, `the file given to ${option} ${what}, not text (${binary.controlBytes} of its first ${binary.sampled} bytes are control bytes). Give a UTF-8 text file.`);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
+  } catch (error) {
+    // The first U+FFFD of a lenient decoding is where the first invalid sequence stood.
+    const lenient = new TextDecoder('utf-8').decode(bytes);
+    const bad = lenient.indexOf('\uFFFD');
+    const before = lenient.slice(0, bad);
+    const line = before.split('\n').length;
+    const column = bad - before.lastIndexOf('\n');
+    const byte = bytes[Buffer.byteLength(before, 'utf8')] ?? 0;
+    throw new InputError('INPUT_ENCODING', { file, line, column }, `the file given to ${option} is not UTF-8 text (byte 0x${byte.toString(16)}). Save it as UTF-8.`, { cause: error });
+  }
 }
+

@@ -15,7 +15,7 @@ import { requestBuilder, type RequestVariant } from '../prompt/build-request.js'
 import { loadExamples, type FewShotExample } from '../prompt/examples.js';
 import { packRequestBuilder } from '../prompt/pack-request.js';
 import { requestFeatures } from '../prompt/request-features.js';
-import { compileTemplate, headerRowHint, UnknownColumnsError, type CompiledTemplate } from '../prompt/template.js';
+import { compileTemplate, headerRowHint, UnclosedPlaceholderError, UnknownColumnsError, type CompiledTemplate } from '../prompt/template.js';
 import { resultLayout, type ResultLayout } from './write-results.js';
 
 export interface PreparedJob {
@@ -80,6 +80,7 @@ async function compileAgainst(prompt: string, source: InputSource, promptFile: s
   try {
     return compileTemplate(prompt, source.columns, new Set(source.ambiguousColumns));
   } catch (error) {
+    if (error instanceof UnclosedPlaceholderError) throw error.inFile(promptFile);
     if (!(error instanceof UnknownColumnsError)) throw error;
     const sample = await sampleForHint(source).catch(() => []);
     throw error.withHint(headerRowHint(error, sample, source.dialect.format === 'xlsx' ? 'row' : 'line')).inFile(promptFile);

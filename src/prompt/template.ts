@@ -68,14 +68,45 @@ export class UnknownColumnsError extends UsageError {
 }
 
 /**
+ * The prompt opens a placeholder with `{{` and never closes it with `}}` (e.g. `{{text`): the place of that `{{`, so
+ * that the user finds it. Code `TEMPLATE_UNCLOSED_PLACEHOLDER`, exit 2.
+ */
+export class UnclosedPlaceholderError extends UsageError {
+  /** 1-based line and column (characters of the line) of the `{{`. */
+  readonly line: number;
+  readonly column: number;
+  /** The --prompt-file the prompt came from; the message then starts `file:line:column:`. */
+  readonly file: string | undefined;
+
+  constructor(line: number, column: number, file?: string) {
+    const where = file !== undefined ? `${file}:${line}:${column}: ` : '';
+    super('TEMPLATE_UNCLOSED_PLACEHOLDER', `${where}the prompt opens a placeholder with "{{" at line ${line}, column ${column} and never closes it with "}}". Write {{Column}}.`);
+    this.line = line;
+    this.column = column;
+    this.file = file;
+  }
+
+  /** The same error naming the file the prompt was read from (`--prompt-file`). */
+  inFile(file: string | undefined): UnclosedPlaceholderError {
+    return file !== undefined ? new UnclosedPlaceholderError(this.line, this.column, file) : this;
+  }
+}
+
+/**
  * Compiles `source` against `columns`.
  * @param ambiguous names that stood for more than one column in the input's header (before `_2` suffixes were added);
  *   a placeholder naming one is ambiguous.
- * @throws UnknownColumnsError (`TEMPLATE_UNKNOWN_COLUMN`) naming every placeholder that is not a column, each with the
+ * @throws UnclosedPlaceholderError (`TEMPLATE_UNCLOSED_PLACEHOLDER`) for a `{{` with no `}}` after it;
+ *   UnknownColumnsError (`TEMPLATE_UNKNOWN_COLUMN`) naming every placeholder that is not a column, each with the
  *   nearest column, and listing the columns; UsageError `TEMPLATE_AMBIGUOUS_COLUMN`, `TEMPLATE_NO_PLACEHOLDER` when
  *   the template uses no column at all.
  */
 export function compileTemplate(source: string, columns: readonly string[], ambiguous: ReadonlySet<string> = new Set()): CompiledTemplate {
+  const opened = source.lastIndexOf('{{');
+  if (opened >= 0 && !source.includes('}}', opened + 2)) {
+    const at = positionOf(source, opened);
+    throw new UnclosedPlaceholderError(at.line, at.column);
+  }
   const pieces: Array<string | number> = [];
   const used: string[] = [];
   const named: string[] = [];

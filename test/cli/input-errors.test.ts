@@ -18,6 +18,11 @@ beforeAll(async () => {
   writeFileSync(path.join(dir, 'titled.csv'), 'Tickets exported 2024-05-01\n\nid,subject,body\n1,Refund,Please refund\n2,Late,Where is it\n');
   writeFileSync(path.join(dir, 'ragged.csv'), 'id,subject,body\n1,a,b\n2,c\n3,d,e,f\n4,g,h\n5\n');
   await writeTestWorkbook(path.join(dir, 'book.xlsx'));
+  writeFileSync(path.join(dir, 'rows.csv'), 'id,topic\n1,Invoices\n');
+  writeFileSync(path.join(dir, 'empty-prompt.txt'), '');
+  writeFileSync(path.join(dir, 'png-prompt.txt'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(600, 1)]));
+  writeFileSync(path.join(dir, 'latin1-prompt.txt'), Buffer.from('Is this about money?\nThème: {{topic}}\n', 'latin1'));
+  writeFileSync(path.join(dir, 'unclosed-prompt.txt'), 'Is this about money?\nTopic: {{topic\n');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -50,6 +55,23 @@ describe('input errors (exit 2, before any request)', () => {
     expect(result.stderr).toContain('Line 3 holds "id", "subject", "body": if it is the header (with a title above it), pass --header-row 3.');
     const fixed = await classify('titled.csv', '--prompt', '{{id}} {{subject}}: {{body}}', '--header-row', '3');
     expect(fixed.code).toBe(0);
+  });
+
+  it('a prompt file that is empty, binary, not UTF-8 or opens {{ without closing it: named with the place, exit 2', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--prompt-file', 'empty-prompt.txt'], '--prompt-file empty-prompt.txt is empty.'],
+      [['--prompt-file', 'png-prompt.txt'], 'png-prompt.txt: the file given to --prompt-file looks like a PNG image, not text'],
+      [['--prompt-file', 'latin1-prompt.txt'], 'latin1-prompt.txt:2:3: the file given to --prompt-file is not UTF-8 text (byte 0xe8)'],
+      [['--prompt-file', 'unclosed-prompt.txt'], 'unclosed-prompt.txt:2:8: the prompt opens a placeholder with "{{" at line 2, column 8 and never closes it'],
+      [['--prompt', '{{topic'], 'the prompt opens a placeholder with "{{" at line 1, column 1 and never closes it'],
+      [['--prompt', '{{topic}}', '--system-file', 'png-prompt.txt'], 'png-prompt.txt: the file given to --system-file looks like a PNG image'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await classify('rows.csv', ...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain(message);
+      expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    }
   });
 
   it('an XLSX sheet with a title row gets the same advice, by sheet row', async () => {
