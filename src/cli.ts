@@ -88,7 +88,7 @@ function program(io: Io, exit: { code: number }, argv: string[], script: string 
   const cmd = new Command('gemini-batch')
     .description("Classify the rows of a spreadsheet with Google's Gemini API, at the quota's full rate, with exact resume.")
     .version(TOOL_VERSION)
-    .showHelpAfterError()
+    .showHelpAfterError('(add --help to see the options)')
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .exitOverride();
 

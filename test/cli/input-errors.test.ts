@@ -74,6 +74,15 @@ describe('input errors (exit 2, before any request)', () => {
     }
   });
 
+  it('an unknown option or command is named in two lines, not followed by the whole help', async () => {
+    for (const args of [['classify', 'rows.csv', '--prompt', '{{topic}}', '--labels', 'a,b', '--frobnicate'], ['frob']]) {
+      const result = await runMain(args, { cwd: dir });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^error: unknown (option '--frobnicate'|command 'frob')\n\(add --help to see the options\)\n$/);
+      expect(result.stdout).toBe('');
+    }
+  });
+
   it('an XLSX sheet with a title row gets the same advice, by sheet row', async () => {
     const result = await classify('book.xlsx', '--sheet', 'Data', '--prompt', '{{Code}} {{Nmae}}');
     expect(result.code).toBe(2);
