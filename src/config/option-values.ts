@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { InputError, UsageError } from '../errors.js';
 import { binaryEvidence } from '../input/binary-sniff.js';
+import { positionOf } from '../prompt/template.js';
 
 /** A positive integer option, or undefined when absent. @throws UsageError `OPTION_INVALID`. */
 export function positiveInt(name: string, value: string | undefined): number | undefined {
@@ -67,11 +68,8 @@ export async function readTextOption(option: string, file: string): Promise<stri
     // The first U+FFFD of a lenient decoding is where the first invalid sequence stood.
     const lenient = new TextDecoder('utf-8').decode(bytes);
     const bad = lenient.indexOf('\uFFFD');
-    const before = lenient.slice(0, bad);
-    const line = before.split('\n').length;
-    const column = bad - before.lastIndexOf('\n');
-    const byte = bytes[Buffer.byteLength(before, 'utf8')] ?? 0;
-    throw new InputError('INPUT_ENCODING', { file, line, column }, `the file given to ${option} is not UTF-8 text (byte 0x${byte.toString(16)}). Save it as UTF-8.`, { cause: error });
+    const byte = bytes[Buffer.byteLength(lenient.slice(0, bad), 'utf8')] ?? 0;
+    throw new InputError('INPUT_ENCODING', { file, ...positionOf(lenient, bad) }, `the file given to ${option} is not UTF-8 text (byte 0x${byte.toString(16)}). Save it as UTF-8.`, { cause: error });
   }
 }
 

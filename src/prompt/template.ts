@@ -157,7 +157,7 @@ export function compileTemplate(source: string, columns: readonly string[], ambi
 }
 
 /** 1-based line and column (in characters of the line) of `index` in `text`; a CRLF ends a line like an LF. */
-function positionOf(text: string, index: number): { line: number; column: number } {
+export function positionOf(text: string, index: number): { line: number; column: number } {
   const before = text.slice(0, index);
   const lineStart = before.lastIndexOf('\n') + 1;
   return { line: before.split('\n').length, column: index - lineStart + 1 };

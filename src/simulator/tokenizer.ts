@@ -167,7 +167,9 @@ function pieceTokens(piece: string, vocab: Vocabulary): number {
     if (hit !== undefined) return hit;
   }
   const bytes = Buffer.from(piece, 'utf8');
-  const n = vocab.ranks.has(bytes.toString('base64')) ? 1 : mergeBoundaries(bytes, vocab).length - 1;
+  // A piece longer than the longest token is never one whole: no base64 of the whole run to look up.
+  const whole = bytes.length <= vocab.maxTokenBytes && vocab.ranks.has(bytes.toString('base64'));
+  const n = whole ? 1 : mergeBoundaries(bytes, vocab).length - 1;
   if (cacheable) {
     if (pieceCache.size >= PIECE_CACHE_MAX_ENTRIES) pieceCache.clear();
     pieceCache.set(piece, n);
