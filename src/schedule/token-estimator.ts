@@ -28,8 +28,19 @@ const CJK = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han
 const LATIN = /^[\p{Script=Latin}\p{M}]+$/u;
 const ASCII_WORD = /^[A-Za-z]+$/;
 
-/** The feature vector of a text (see the module comment); exported for tests and `plan`. */
+/**
+ * The feature vector of a text (see the module comment); exported for tests and `plan`. Runs once per row (and per
+ * pack member), so an all-ASCII text, the common case, is scanned by character code ({@link asciiFeatures}), the
+ * others by the Unicode pieces below; both give the same vector for an ASCII text (test/schedule/token-features.test.ts).
+ */
 export function tokenFeatures(text: string): Float64Array {
+  return NON_ASCII.test(text) ? unicodeFeatures(text) : asciiFeatures(text);
+}
+
+const NON_ASCII = /[^\p{ASCII}]/u;
+
+/** {@link tokenFeatures} by the Unicode pieces of {@link PIECE}: any text. */
+export function unicodeFeatures(text: string): Float64Array {
   const x = new Float64Array(FEATURES);
   x[0] = 1;
   for (const match of text.matchAll(PIECE)) {
@@ -44,6 +55,35 @@ export function tokenFeatures(text: string): Float64Array {
     } else if (CJK.test(piece)) x[4]! += 1;
     else if (/^\p{N}$/u.test(piece)) x[6]! += 1;
     else if (/^\p{L}/u.test(piece)) x[5]! += [...piece].length;
+    else x[7]! += 1;
+  }
+  return x;
+}
+
+/**
+ * {@link tokenFeatures} of an all-ASCII text, by character code: a run of letters is a Latin word, each digit, line
+ * feed and other non-space character (punctuation, control characters) a piece of its own; the other whitespace
+ * (TAB, VT, FF, CR, space: what `\s` matches in ASCII besides LF) separates pieces.
+ */
+export function asciiFeatures(text: string): Float64Array {
+  const x = new Float64Array(FEATURES);
+  x[0] = 1;
+  let word = 0;
+  const n = text.length;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 0x20;
+    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) {
+      word++;
+      continue;
+    }
+    if (word > 0) {
+      x[1]! += 1;
+      if (word > 7) x[2]! += word - 7;
+      word = 0;
+    }
+    if (c === 10) x[8]! += 1;
+    else if (c >= 48 && c <= 57) x[6]! += 1;
+    else if (c === 32 || (c >= 9 && c <= 13)) continue;
     else x[7]! += 1;
   }
   return x;
