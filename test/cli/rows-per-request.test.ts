@@ -5,24 +5,26 @@
  * 10 RPM the 50 packs alone would take 5 minutes of waiting; TPM, RPD, keys and 429 bodies are the scenario's.
  *
  * The label each row should get is the one the simulator gives a request of that row's prompt alone (asked of a
- * separate, generous simulator: same answer function, no quota spent).
+ * separate, generous simulator engine in-process, test/support/sim-answers.ts: same answer function, no quota spent,
+ * no HTTP; the 2,000 oracle requests this file sent over fetch cost about 3 s of CPU, a third of the file).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generousScenario, loadScenario, startSimulator, withLimitOverrides, type SimStats, type SimulatorHandle } from '../../src/simulator/index.js';
+import { loadScenario, startSimulator, withLimitOverrides, type SimStats, type SimulatorHandle } from '../../src/simulator/index.js';
 import type { Scenario } from '../../src/simulator/index.js';
 import { repoRoot } from '../support/fixtures.js';
 import { runMain } from '../support/run-main.js';
+import { SimAnswers } from '../support/sim-answers.js';
 
 const ROWS = 1000;
 const LABELS = ['animals', 'money', 'sport', 'weather'];
 const TOPICS = ['cats', 'dogs', 'bonds', 'tennis', 'rain', 'parrots', 'loans', 'chess', 'snow', 'horses'];
 const keysFile = path.join(repoRoot, 'samples', 'scenarios', 'free-tier.keys.txt');
 let dir: string;
-let alone: SimulatorHandle;
+const alone = new SimAnswers();
 
 /** The free-tier scenario with its RPM raised (see the file comment) and `scripts` added. */
 function freeTier(scripts: Scenario['scripts'] = []): Scenario {
@@ -36,21 +38,12 @@ function writeRows(file: string, mark: (i: number) => string): string[] {
   return texts;
 }
 
-/** The label the simulator gives a request of `prompt` alone (text/x.enum, as classify sends one row). */
-async function labelAlone(prompt: string): Promise<string> {
-  const res = await fetch(`${alone.url}/v1beta/models/gemini-2.5-flash:generateContent`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-goog-api-key': 'any-key' },
-    body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: prompt }] }], generationConfig: { responseMimeType: 'text/x.enum', responseSchema: { type: 'STRING', enum: LABELS } } }),
-  });
-  const json = (await res.json()) as { candidates: Array<{ content: { parts: Array<{ text: string }> } }> };
-  return json.candidates[0]!.content.parts[0]!.text;
-}
-
-async function labelsAlone(prompts: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (let i = 0; i < prompts.length; i += 100) out.push(...(await Promise.all(prompts.slice(i, i + 100).map(labelAlone))));
-  return out;
+/**
+ * The label the simulator gives a request of each prompt alone (text/x.enum, as classify sends one row), in order.
+ * Rows whose prompt an earlier test asked about are not asked again.
+ */
+function labelsAlone(prompts: readonly string[]): string[] {
+  return prompts.map((prompt) => alone.text({ prompt, generationConfig: { responseMimeType: 'text/x.enum', responseSchema: { type: 'STRING', enum: LABELS } } }));
 }
 
 function classify(sim: SimulatorHandle, file: string, k: number) {
@@ -70,15 +63,11 @@ async function stats(sim: SimulatorHandle): Promise<SimStats> {
   return (await (await fetch(`${sim.url}/__sim/stats`)).json()) as SimStats;
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'gb-pack-'));
-  alone = await startSimulator(generousScenario());
 });
 
-afterAll(async () => {
-  await alone.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('--rows-per-request against the free-tier scenario', () => {
   it('1,000 rows with K = 20: at most 60 requests, every row ok with the label the simulator gives its own id; usage adds up', async () => {
@@ -92,7 +81,7 @@ describe('--rows-per-request against the free-tier scenario', () => {
       expect(served.answeredOk).toBeGreaterThanOrEqual(ROWS / 20);
       const rows = output('rows.csv');
       expect(rows).toHaveLength(ROWS);
-      const expected = await labelsAlone(texts.map((t) => `Topic of: ${t}`));
+      const expected = labelsAlone(texts.map((t) => `Topic of: ${t}`));
       expect(new Set(expected).size).toBe(LABELS.length); // the comparison could fail: labels vary by row
       expect(rows.map((r) => `${r.status} ${r.label}`)).toEqual(expected.map((l) => `ok ${l}`));
       // The journal says which pack and item answered each row, and each row's share of the tokens adds up to what
@@ -146,7 +135,7 @@ describe('--rows-per-request against the free-tier scenario', () => {
       const run = await classify(sim, 'faults.csv', 20);
       expect(run.code).toBe(1); // the blocked rows are not ok
       const rows = output('faults.csv');
-      const expected = await labelsAlone(texts.map((t) => `Topic of: ${t}`));
+      const expected = labelsAlone(texts.map((t) => `Topic of: ${t}`));
       rows.forEach((r, i) => {
         if (r.status === 'ok') expect(r.label, `row ${i}`).toBe(expected[i]);
         else expect(r.error, `row ${i}`).not.toBe('');

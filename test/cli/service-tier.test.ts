@@ -72,15 +72,15 @@ describe('--service-tier', () => {
   });
 
   it('the text summary counts the answers by the tier that served them', async () => {
-    const args = [...base, '--simulate', '--simulate-config', scenario, '--service-tier', 'priority', '--limit', '100', '--rpm', '10000', '--tpm', '10000000', '--job-dir', 'priority.gemini-batch', '-o', 'priority.csv'];
+    const args = [...base, '--simulate', '--simulate-config', scenario, '--service-tier', 'priority', '--limit', '70', '--rpm', '10000', '--tpm', '10000000', '--job-dir', 'priority.gemini-batch', '-o', 'priority.csv'];
     const result = await runMain(args, { cwd: dir });
     expect(result.code).toBe(0);
-    // flex.json serves 60 Priority requests a minute; the rest are downgraded to standard.
-    expect(result.stdout).toContain('served: 60 priority, 40 standard');
+    // flex.json serves 60 Priority requests a minute; the rest are downgraded to standard (70 rows: 10 over, was 100).
+    expect(result.stdout).toContain('served: 60 priority, 10 standard');
     expect(result.stdout).toContain('service tier: priority');
     const tiers = readFileSync(path.join(dir, 'priority.gemini-batch', 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { tier?: string }).tier ?? 'standard');
     expect(tiers.filter((t) => t === 'priority')).toHaveLength(60);
-    expect(tiers.filter((t) => t === 'standard')).toHaveLength(40);
+    expect(tiers.filter((t) => t === 'standard')).toHaveLength(10);
   });
 
   it('usage errors before any request: an unknown tier, --provider openai, a Flex timeout under 10 minutes', async () => {

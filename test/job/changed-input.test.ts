@@ -2,7 +2,8 @@
  * A changed input resumes by row fingerprint (issue 12) and an input edited during a run never gives a row another
  * row's answer (issue 11 item 2). In-process against the simulator over real HTTP. Free-text answers: the simulator's
  * text is a function of the prompt (`Simulated answer 3f2a: the prompt has 7 words.`), so a row's right answer is
- * known, and a neighbour's is never right by chance.
+ * known (asked of the simulator's engine in-process, test/support/sim-answers.ts), and a neighbour's is never right by
+ * chance.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,6 +12,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseScenario, startSimulator, type SimStats, type SimulatorHandle } from '../../src/simulator/index.js';
 import { runMain, type MainResult } from '../support/run-main.js';
+import { SimAnswers } from '../support/sim-answers.js';
 
 let sim: SimulatorHandle;
 let dir: string;
@@ -47,12 +49,11 @@ function output(file: string): string[][] {
   return parse(fs.readFileSync(path.join(dir, file), 'utf8'), { bom: true }).slice(1);
 }
 
-/** The answer the simulator gives a row's prompt: classify it alone in a fresh job. */
-async function rightAnswers(rows: Array<[string, string, string]>): Promise<Map<string, string>> {
-  writeInput('truth.csv', rows);
-  const result = await classify('truth.csv', ['--job-dir', 'truth-job', '-o', 'truth.out.csv']);
-  expect(result.code).toBe(0);
-  return new Map(output('truth.out.csv').map((r) => [r[1] as string, r[3] as string]));
+const answers = new SimAnswers();
+
+/** The answer the simulator gives each row's prompt sent alone, by the row's text. */
+function rightAnswers(rows: Array<[string, string, string]>): Map<string, string> {
+  return new Map(rows.map((r) => [r[1], answers.text({ prompt: `Summarize: ${r[1]}` })]));
 }
 
 const row = (i: number, note = ''): [string, string, string] => [String(i), `topic number ${i} about shipping`, note];
@@ -85,7 +86,7 @@ describe('a changed input resumes by row fingerprint (issue 12)', () => {
 
     const out = output('rows.classified.csv');
     expect(out.map((r) => r[0])).toEqual(after.map((r) => r[0]));
-    const truth = await rightAnswers(after);
+    const truth = rightAnswers(after);
     for (const r of out) {
       expect(r[4]).toBe('ok');
       expect(r[3], `row ${r[0]}`).toBe(truth.get(r[1] as string));
@@ -99,7 +100,9 @@ describe('a changed input resumes by row fingerprint (issue 12)', () => {
 
 describe('an input edited during a run (issue 11 item 2)', () => {
   it('never writes a row with another row’s answer: rows matched again, the inserted row pending, and the next run completes it', async () => {
-    const rows = Array.from({ length: 800 }, (_, i) => row(i));
+    // 300 rows, as in the issue's report (800 before: the same property, the run 2.0 s of CPU instead of 0.7 s); the row
+    // goes in once half of them are journaled.
+    const rows = Array.from({ length: 300 }, (_, i) => row(i));
     writeInput('live.csv', rows);
     const edited = [...rows.slice(0, 10), row(5000), ...rows.slice(10)];
     // Insert a row near the top once a part of the rows is journaled, while the run goes on reading.
@@ -119,7 +122,9 @@ describe('an input edited during a run (issue 11 item 2)', () => {
     const during = await classify('live.csv');
     clearInterval(timer);
     expect(inserted).toBe(true);
-    const truth = await rightAnswers(edited);
+    const truth = rightAnswers(edited);
+    // The check could fail: no row's right answer is its neighbour's, so a row shifted by the insertion is caught.
+    expect(edited.filter((r, i) => i > 0 && truth.get(r[1]) === truth.get(edited[i - 1]![1]))).toEqual([]);
     const out = output('live.classified.csv');
     expect(out.map((r) => r[0])).toEqual(edited.map((r) => r[0]));
     const wrong = out.filter((r) => r[4] === 'ok' && r[3] !== truth.get(r[1] as string)).map((r) => r[0]);
