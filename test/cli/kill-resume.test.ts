@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimLogEntry, SimulatorHandle } from '../../src/simulator/index.js';
 import { repoRoot } from '../support/fixtures.js';
 import { spawnCli } from '../support/cli.js';
-import { journaledRows as journaledIn } from '../support/journal-rows.js';
+import { journaledRows as journaledIn, journalLineCount } from '../support/journal-rows.js';
 import { runMain } from '../support/run-main.js';
 import { startAnyKeySimulator } from '../support/any-key-simulator.js';
 
@@ -20,6 +20,7 @@ const PROMPT = 'Is this skill group relevant to a backend engineering role? {{Le
 
 let sim: SimulatorHandle;
 let dir: string;
+let journalFile: string;
 
 beforeAll(async () => {
   sim = await startAnyKeySimulator(
@@ -32,6 +33,7 @@ beforeAll(async () => {
   );
   dir = mkdtempSync(path.join(tmpdir(), 'gb-kill-'));
   copyFileSync(path.join(repoRoot, 'samples', 'topics.csv'), path.join(dir, 'topics.csv'));
+  journalFile = path.join(dir, 'topics.gemini-batch', 'journal.jsonl');
 });
 
 afterAll(async () => {
@@ -39,7 +41,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const journaledRows = () => journaledIn(path.join(dir, 'topics.gemini-batch', 'journal.jsonl'));
+const journaledRows = () => journaledIn(journalFile);
 
 async function log(since: number): Promise<SimLogEntry[]> {
   return (await (await fetch(`${sim.url}/__sim/log?since=${since}`)).json()) as SimLogEntry[];
@@ -51,7 +53,7 @@ describe('classify survives SIGKILL and resumes exactly', () => {
     const env = { GEMINI_API_KEY: 'test-key-kill-resume' };
     const first = spawnCli(args, { cwd: dir, env });
     // Kill once a good part of the rows is journaled.
-    await first.waitUntil('150 journaled rows', () => journaledRows().size >= 150);
+    await first.waitUntil('150 journaled rows', () => journalLineCount(journalFile) >= 150);
     first.child.kill('SIGKILL');
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
@@ -79,11 +81,12 @@ describe('classify survives SIGKILL and resumes exactly', () => {
 
     const output = parse<Record<string, string>>(readFileSync(path.join(dir, 'topics.classified.csv')), { columns: true });
     expect(output).toHaveLength(records.length);
-    output.forEach((row, i) => {
-      expect(row['Level 0 URI']).toBe(records[i]?.['Level 0 URI']);
-      expect(row.Description).toBe(records[i]?.Description);
-      expect(row.status).toBe('ok');
-      expect(['yes', 'no']).toContain(row.label);
+    // Each output row is its input record's, ok, with a label of the set: the rows that are not, in one assertion (an
+    // expect per cell cost more than the run's own work here).
+    const wrong = output.filter((row, i) => {
+      const record = records[i];
+      return row['Level 0 URI'] !== record?.['Level 0 URI'] || row.Description !== record?.Description || row.status !== 'ok' || (row.label !== 'yes' && row.label !== 'no');
     });
+    expect(wrong).toEqual([]);
   });
 });

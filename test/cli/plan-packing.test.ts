@@ -98,9 +98,10 @@ describe('plan --rows-per-request', () => {
     expect(result.stdout).toMatch(/^suggestion: --rows-per-request 5 \(requests, not tokens, bind: 1,000 requests need 4 quota days at the RPD; at 5 rows a request: 200 requests, 0\.8 quota day\)/m);
     expect(tableRow(result.stdout, 'requests')).toEqual(['200', '1,000']);
     expect(result.stdout).toContain('caveat: the model reads 5 rows at once');
-    // 10,000 rows: even K = 20 needs 2 days; it is suggested, saying a larger K would cut more.
-    const big = await plan('tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--rpd', '250');
-    expect(big.stdout).toMatch(/^suggestion: --rows-per-request 20 \(.*at 20 rows a request: 500 requests, 2 quota days; a larger K cuts more/m);
+    // 6,000 rows (more than K = 20 fits in a day: 5,000): even K = 20 needs 2 days; it is suggested, saying a larger K
+    // would cut more.
+    const big = await plan('tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--rpd', '250', '--limit', '6000');
+    expect(big.stdout).toMatch(/^suggestion: --rows-per-request 20 \(.*at 20 rows a request: 300 requests, 2 quota days; a larger K cuts more/m);
   });
 
   it('suggests a K when RPM paces the job, none when nothing binds or TPM does', async () => {

@@ -23,6 +23,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const base = ['topics.csv', '--prompt-file', 'prompt.txt', '--labels', 'yes,no'];
 const plan = (...extra: string[]) => runMain(['plan', ...base, ...extra], { cwd: dir });
+let plain: ReturnType<typeof plan> | undefined;
+/** `plan` of the sample with no other option, run once for the tests that read it (before any job exists in `dir`). */
+const planPlain = () => (plain ??= plan());
 const number = (text: string, pattern: RegExp) => Number(pattern.exec(text)?.[1]?.replace(/,/g, ''));
 const dollars = (text: string, pattern: RegExp) => Number(pattern.exec(text)?.[1]);
 
@@ -36,7 +39,7 @@ function tokens(stdout: string): { input: number; output: number } {
 
 describe('plan: billing tiers', () => {
   it('shows the sample at standard, Flex and Batch side by side, and Priority as its range, from the price table', async () => {
-    const result = await plan();
+    const result = await planPlain();
     expect(result.code).toBe(0);
     const { input, output } = tokens(result.stdout);
     const flash = geminiPrice('gemini-2.5-flash')!;
@@ -62,7 +65,7 @@ describe('plan: billing tiers', () => {
   });
 
   it("--max-cost: how many rows fit at each tier; a resumed job's journal spend is taken off", async () => {
-    const all = await plan();
+    const all = await planPlain();
     const standard = dollars(all.stdout, /cost: ≈ \$([\d.]+) at list price/);
     const cap = standard / 3;
     const result = await plan('--max-cost', String(cap));

@@ -24,11 +24,14 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const plan = (...args: string[]) => runMain(['plan', ...args], { cwd: dir });
+let free: ReturnType<typeof plan> | undefined;
+/** `plan tickets.csv … --tier free`, run once for the two tests that read it. */
+const planFree = () => (free ??= plan('tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--tier', 'free'));
 const number = (text: string, pattern: RegExp) => Number(pattern.exec(text)?.[1]?.replace(/,/g, ''));
 
 describe('plan', () => {
   it('--tier free starts from the published free-tier limits with their source, and says it is not billed', async () => {
-    const result = await plan('tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--tier', 'free');
+    const result = await planFree();
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('limits per project (1 project, 1 % headroom): RPM 10 · TPM 250,000 · RPD 250');
     expect(result.stdout).toContain("the free tier's published limits for gemini-2.5-flash (docs/rate-limits.md: ai.google.dev/gemini-api/docs/rate-limits, Nov 2025 copy)");
@@ -42,7 +45,7 @@ describe('plan', () => {
   });
 
   it('names RPD as what binds when the requests need more than a day, in Pacific days', async () => {
-    const result = await plan('tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--tier', 'free');
+    const result = await planFree();
     expect(result.stdout).toContain('binding: RPD → the job spans 4 Pacific days (250 requests a day across the project; the per-minute limits alone would take 1h41m)');
     const perMinute = await plan('tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--rpm', '100', '--tpm', '1000000', '--rpd', '5000');
     expect(perMinute.stdout).toMatch(/binding: RPM → about 10m0?\ds? at the quota's full rate/);

@@ -194,7 +194,8 @@ describe('Dispatcher', () => {
 
   it('nothing but 503s for two minutes ends the run as an outage; rows that succeeded stay done', async () => {
     const down = caller((row) => (row < 10 ? 'ok' : failure('503-overloaded.json', 503)));
-    const run = start({ pools: [{ project: 'a', client: down }], rows: 400, maxAttempts: 1_000 });
+    // 30 rows failing, each sent again at least every 30 s (the backoff's cap at random 0.5): 503s keep coming.
+    const run = start({ pools: [{ project: 'a', client: down }], rows: 40, maxAttempts: 1_000 });
     const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('outage');
     expect(run.finished.size).toBe(10);
@@ -345,10 +346,15 @@ describe('Dispatcher', () => {
 
   it('an outage after some rows succeeded leaves the other rows pending, not failed', async () => {
     const down = caller((row) => (row < 40 ? 'ok' : failure('503-overloaded.json', 503)));
-    const run = start({ pools: [{ project: 'a', client: down }], rows: 300 });
+    const run = start({ pools: [{ project: 'a', client: down }], rows: 80 });
     const end = await settle(run.done, STEP_MS);
     expect(end.kind).toBe('outage');
     expect([...run.finished.values()].filter((o) => o.status !== 'ok')).toEqual([]);
+    // Each of the 40 failing rows was sent more often than its 8 attempts allow: had the 503s counted, it would be failed.
+    const sends = new Map<number, number>();
+    for (const row of down.calls) if (row >= 40) sends.set(row, (sends.get(row) ?? 0) + 1);
+    expect(sends.size).toBe(40);
+    expect(Math.min(...sends.values())).toBeGreaterThan(8);
   });
 
   it('a partial outage (a third of all requests 503) fails no row: the failures are the endpoint\'s, not the rows\'', async () => {
