@@ -11,13 +11,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binPath, cliEnv } from '../support/cli.js';
 
-const ROWS = 1_000;
+const ROWS = 400;
 let dir: string;
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'gb-fd-limit-'));
   writeFileSync(path.join(dir, 'rows.csv'), `id,text\n${Array.from({ length: ROWS }, (_, i) => `${i},ticket ${i} about a refund`).join('\n')}\n`);
-  // Answers take 50-150 ms, so that an unbounded dispatcher would hold about all 1,000 rows in flight at once.
+  // Answers take 50-150 ms, so that an unbounded dispatcher would hold about all 400 rows in flight at once: 800
+  // sockets (both ends in this process) against a limit of 256 descriptors.
   writeFileSync(
     path.join(dir, 'scenario.json'),
     JSON.stringify({ acceptAnyKey: true, defaultProject: 'p', projects: [{ id: 'p', keys: [], limits: { '*': { rpm: 1_000_000_000, tpm: 1_000_000_000_000 } } }], latency: { medianMs: 80, p99Ms: 150, minMs: 50 } }),
