@@ -1,25 +1,26 @@
 /**
  * A process appending to the journal is killed with SIGKILL at a random moment; reopening must find every row it had
  * appended (each line was handed to the OS before append returned) and nothing torn but possibly the last line.
+ * The child runs the built journal (dist/, which `npm test` builds first, as for the CLI tests that spawn).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
+import { repoRoot } from '../support/fixtures.js';
 import { tempDir } from './entries.js';
-import { transpileSources } from './transpile.js';
 
 let dir: string;
 let remove: () => void;
 beforeAll(() => {
   ({ dir, remove } = tempDir('gb-kill-'));
-  const journalFiles = fs.readdirSync(path.resolve(import.meta.dirname, '..', '..', 'src', 'journal')).filter((f) => f.endsWith('.ts'));
-  transpileSources(dir, ['errors.ts', 'row-status.ts', 'files/sync-directory.ts', 'files/atomic-file.ts', ...journalFiles.map((f) => `journal/${f}`)]);
+  const builtJournal = pathToFileURL(path.join(repoRoot, 'dist', 'journal', 'journal.js')).href;
   // Appends rows from argv[3] on, printing each row id after append() returns; rows are reclassified now and then.
   fs.writeFileSync(
-    path.join(dir, 'child.js'),
-    `import { Journal } from './src/journal/journal.js';
+    path.join(dir, 'child.mjs'),
+    `import { Journal } from '${builtJournal}';
 const j = await Journal.open(process.argv[2], { fsyncIntervalMs: 50 });
 const raw = 'Réponse : oui 😀 '.repeat(20);
 for (let row = Number(process.argv[3]); ; row++) {
@@ -37,7 +38,7 @@ afterAll(() => remove());
 /** Runs the child until it has reported `atLeast` rows, then SIGKILLs it; resolves with the last row it reported. */
 function runAndKill(file: string, from: number, atLeast: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(dir, 'child.js'), file, String(from)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [path.join(dir, 'child.mjs'), file, String(from)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let reported = -1;
     let text = '';
     child.stdout.setEncoding('utf8');
