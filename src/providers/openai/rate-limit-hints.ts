@@ -12,16 +12,23 @@ const UNIT_MS: Readonly<Record<string, number>> = { h: 3_600_000, m: 60_000, s: 
 const GO_DURATION = /^(?:\d+(?:\.\d+)?(?:h|ms|m|s|us|µs|μs|ns))+$/;
 
 /**
- * Parses a Go duration (`6m0s`, `140ms`, `1.5s`, `1h2m3.5s`, `0s`) into ms; a bare number is taken as seconds.
+ * Parses a Go duration (`6m0s`, `140ms`, `1.5s`, `1h2m3.5s`, `0s`) into ms; a bare number is taken as seconds. The
+ * result is rounded to the nanosecond, Go's unit, so that a decimal written exactly reads back exactly (`1.001s` is
+ * 1001 ms, not the 1000.9999999999999 of 1.001 × 1000).
  * @returns undefined when the text is not a duration.
  */
 export function parseGoDuration(text: string): number | undefined {
   const t = text.trim();
-  if (/^\d+(?:\.\d+)?$/.test(t)) return Number(t) * 1000;
+  if (/^\d+(?:\.\d+)?$/.test(t)) return toNanosecond(Number(t) * 1000);
   if (!GO_DURATION.test(t)) return undefined;
   let ms = 0;
   for (const [, n, unit] of t.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|μs|ns)/g)) ms += Number(n) * UNIT_MS[unit!]!;
-  return ms;
+  return toNanosecond(ms);
+}
+
+/** `ms` rounded to a whole nanosecond (exact below 2^53 ns, about 104 days). */
+function toNanosecond(ms: number): number {
+  return Math.round(ms * 1e6) / 1e6;
 }
 
 /** A minimal view of response headers (fetch's Headers has it). */
