@@ -1,9 +1,11 @@
 /**
  * Parsing of option values, once, up front, with messages that name the option (node-csv's normalize_options style).
  */
+import { isUtf8 } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import { InputError, UsageError } from '../errors.js';
 import { binaryEvidence } from '../input/binary-sniff.js';
+import { firstInvalidUtf8 } from '../input/decode-stream.js';
 import { positionOf } from '../prompt/template.js';
 
 /** A positive integer option, or undefined when absent. @throws UsageError `OPTION_INVALID`. */
@@ -62,14 +64,10 @@ export async function readTextOption(option: string, file: string): Promise<stri
     const what = binary.kind ? `looks like ${binary.kind}` : 'looks binary';
     throw new InputError('INPUT_BINARY', { file }, `the file given to ${option} ${what}, not text (${binary.controlBytes} of its first ${binary.sampled} bytes are control bytes). Give a UTF-8 text file.`);
   }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
-  } catch (error) {
-    // The first U+FFFD of a lenient decoding is where the first invalid sequence stood.
-    const lenient = new TextDecoder('utf-8').decode(bytes);
-    const bad = lenient.indexOf('\uFFFD');
-    const byte = bytes[Buffer.byteLength(lenient.slice(0, bad), 'utf8')] ?? 0;
-    throw new InputError('INPUT_ENCODING', { file, ...positionOf(lenient, bad) }, `the file given to ${option} is not UTF-8 text (byte 0x${byte.toString(16)}). Save it as UTF-8.`, { cause: error });
+  if (!isUtf8(bytes)) {
+    const at = firstInvalidUtf8(bytes);
+    const before = bytes.subarray(0, at).toString('utf8');
+    throw new InputError('INPUT_ENCODING', { file, ...positionOf(before, before.length) }, `the file given to ${option} is not UTF-8 text (byte 0x${(bytes[at] ?? 0).toString(16)}). Save it as UTF-8.`);
   }
+  return bytes.toString('utf8').replace(/^\uFEFF/, '');
 }
-
