@@ -8,7 +8,7 @@
  * hit): before upload (the upload's start has made a session, its answer is held), during upload (the file exists,
  * the final chunk's answer is held), between the create and the journaling of the batch's name (the batch exists, the
  * create's answer is held), while RUNNING (the log says RUNNING), while downloading (half the results file read and
- * partly journaled, the rest stalled), and 4 seeded random moments (the m-th answer of one kind of Files/Batch API
+ * partly journaled, the rest stalled), and seeded random moments (4 in `npm run test:torture`, 1 in `npm test`: the m-th answer of one kind of Files/Batch API
  * request, drawn from those every run reaches). The simulator's clock moves only with the CLI's gets, so a batch's
  * states are a count of polls, not of milliseconds on a loaded machine. Each job is then resumed (in-process) to the
  * end, and: the output is byte-identical to an uninterrupted run's (the answers are a function of the prompt), every
@@ -26,13 +26,15 @@ import { parseScenario, startSimulator, type BatchEvent, type SimulatorHandle } 
 import { spawnCli } from '../support/cli.js';
 import { journalLineCount } from '../support/journal-rows.js';
 import { runMain } from '../support/run-main.js';
+import { testSize } from '../support/test-size.js';
 
 const KEY = 'AIzaSyBatchKillTestKey00000000000000003';
 const ROWS = 60;
 const BATCH_ROWS = 20;
 /** The seed of the random moments (change it to draw others; the test names show what was drawn). */
 const SEED = 20261201;
-const RANDOM_MOMENTS = 4;
+/** How many: issue 14's 4 in `npm run test:torture` (GB_BATCH_KILL_RANDOM=4), 1 in `npm test` (each is a spawned run). */
+const RANDOM_MOMENTS = testSize('GB_BATCH_KILL_RANDOM', 1);
 
 const ARGS = ['classify', 'rows.csv', '--prompt', 'Is this about money? {{text}}', '--labels', 'yes,no', '--keys-file', 'keys.txt', '--batch', '--batch-size', String(BATCH_ROWS), '--batch-poll', '0.02'];
 

@@ -18,6 +18,7 @@ import { repoRoot } from '../support/fixtures.js';
 import { journaledRows, journalLineCount } from '../support/journal-rows.js';
 import { runMain } from '../support/run-main.js';
 import { startAnyKeySimulator } from '../support/any-key-simulator.js';
+import { testSize } from '../support/test-size.js';
 
 let sim: SimulatorHandle;
 let root: string;
@@ -66,18 +67,10 @@ function makeRows(dir: string, n: number, extra: (i: number) => string = () => '
 }
 
 /**
- * Size of the torture test. `npm test` runs 300 rows and 10 kills; issue 5's done-when (3,000 rows SIGKILLed at 20
+ * Size of the torture test. `npm test` runs 200 rows and 6 kills; issue 5's done-when (3,000 rows SIGKILLed at 20
  * moments) is `npm run test:torture`, which sets GB_TORTURE_ROWS=3000 GB_TORTURE_KILLS=20 (about a minute on 2 cores).
  */
-const TORTURE = { rows: envCount('GB_TORTURE_ROWS', 300), kills: envCount('GB_TORTURE_KILLS', 10) };
-
-function envCount(name: string, fallback: number): number {
-  const value = process.env[name];
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 3) throw new Error(`${name} must be an integer of at least 3, got ${JSON.stringify(value)}`);
-  return n;
-}
+const TORTURE = { rows: testSize('GB_TORTURE_ROWS', 200, 3), kills: testSize('GB_TORTURE_KILLS', 6, 3) };
 
 const journalFile = (dir: string) => path.join(dir, 'rows.gemini-batch', 'journal.jsonl');
 const journalRows = (dir: string): Set<number> => journaledRows(journalFile(dir));
