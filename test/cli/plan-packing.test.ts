@@ -18,6 +18,9 @@ beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'gb-plan-packing-'));
   const rows = Array.from({ length: 10_000 }, (_, i) => `${i},ticket ${i} is about ${TOPICS[i % TOPICS.length]} and a late parcel`);
   writeFileSync(path.join(dir, 'tickets.csv'), `id,text\n${rows.join('\n')}\n`);
+  // Its first 1,000 rows, for the suggestions, which depend only on the rows planned: plan streams its input three times,
+  // and a read parses whole chunks of up to 256 KiB (~5,000 of these rows) even under --limit 1000.
+  writeFileSync(path.join(dir, 'tickets-1000.csv'), `id,text\n${rows.slice(0, 1_000).join('\n')}\n`);
   // 120 rows, every 5th long (480 words), the others 8 words: under --max-input-tokens 1050 a pack holds one long row, so
   // packs of 7 close early at the next long one — with a margin of about 20 % either way (plan gives the same 25 requests
   // for any limit from 850 to 1,300), so that classify's estimator, which learns from the answers as they come, closes
@@ -91,29 +94,30 @@ describe('plan --rows-per-request', () => {
   });
 
   it('suggests a K when RPD binds one row a request, with the figures and the accuracy caveat', async () => {
-    const result = await plan('tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--rpd', '250', '--limit', '1000');
+    const result = await plan('tickets-1000.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--rpd', '250');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('binding: RPD → the job spans 4 Pacific days');
     // 1,000 rows at 250 a day: K = 5 (200 requests) is the smallest candidate that fits one quota day.
     expect(result.stdout).toMatch(/^suggestion: --rows-per-request 5 \(requests, not tokens, bind: 1,000 requests need 4 quota days at the RPD; at 5 rows a request: 200 requests, 0\.8 quota day\)/m);
     expect(tableRow(result.stdout, 'requests')).toEqual(['200', '1,000']);
     expect(result.stdout).toContain('caveat: the model reads 5 rows at once');
-    // 6,000 rows (more than K = 20 fits in a day: 5,000): even K = 20 needs 2 days; it is suggested, saying a larger K
-    // would cut more.
-    const big = await plan('tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--rpd', '250', '--limit', '6000');
-    expect(big.stdout).toMatch(/^suggestion: --rows-per-request 20 \(.*at 20 rows a request: 300 requests, 2 quota days; a larger K cuts more/m);
+    // 600 rows (--limit) at 25 a day, more than K = 20 fits in a day (500): even K = 20 needs 2 days; it is suggested,
+    // saying a larger K would cut more. (The rows and the RPD a tenth of 6,000 at 250: the same days, a tenth of the
+    // rows to plan at five K.)
+    const big = await plan('tickets-1000.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--rpd', '25', '--limit', '600');
+    expect(big.stdout).toMatch(/^suggestion: --rows-per-request 20 \(.*at 20 rows a request: 30 requests, 2 quota days; a larger K cuts more/m);
   });
 
   it('suggests a K when RPM paces the job, none when nothing binds or TPM does', async () => {
-    const rpm = await plan('tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--limit', '1000', '--rpm', '100', '--tpm', '1000000', '--rpd', '100000');
+    const rpm = await plan('tickets-1000.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--rpm', '100', '--tpm', '1000000', '--rpd', '100000');
     expect(rpm.stdout).toMatch(/binding: RPM → about 10m/);
     expect(rpm.stdout).toMatch(/^suggestion: --rows-per-request \d+ \(requests, not tokens, pace the job/m);
-    const generous = await plan('tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--limit', '1000', '--simulate');
+    const generous = await plan('tickets-1000.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--simulate');
     expect(generous.code).toBe(0);
     expect(generous.stdout).not.toContain('suggestion:');
-    const roomy = await plan('tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--limit', '1000', '--rpm', '10000', '--tpm', '10000000', '--rpd', '100000');
+    const roomy = await plan('tickets-1000.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--rpm', '10000', '--tpm', '10000000', '--rpd', '100000');
     expect(roomy.stdout).not.toContain('suggestion:');
-    const tpm = await plan('tickets.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--limit', '1000', '--rpm', '1000', '--tpm', '5000', '--rpd', '100000');
+    const tpm = await plan('tickets-1000.csv', '--prompt', '{{text}}', '--labels', 'late,other', '--rpm', '1000', '--tpm', '5000', '--rpd', '100000');
     expect(tpm.stdout).toMatch(/binding: TPM/);
     expect(tpm.stdout).not.toContain('suggestion:');
   });

@@ -83,10 +83,15 @@ describe('plan: billing tiers', () => {
     expect(few).toBeLessThanOrEqual(more);
     expect(more).toBeLessThan(atStandard);
 
-    // A run stopped by the cap: plan plans the rest, and takes the journal's spend off the cap.
-    const run = await runMain(['classify', ...base, '--simulate', '--max-cost', String(cap / 2), '--max-output-tokens', '16'], { cwd: dir });
+    // A run stopped by the cap: plan plans the rest, and takes the journal's spend off the cap. The run's own cap is a
+    // tenth of plan's (~20 rows answered, then exit 3): a journal with some spend and rows still to send is all the
+    // resumed plan needs (half the cap sent ~120 rows through the simulator for the same evidence).
+    const run = await runMain(['classify', ...base, '--simulate', '--max-cost', String(cap / 10), '--max-output-tokens', '16'], { cwd: dir });
     expect(run.code).toBe(3);
     const status = JSON.parse((await runMain(['status', 'topics.csv', '--json'], { cwd: dir })).stdout) as { costUsd: number; remaining: number };
+    expect(status.costUsd).toBeGreaterThan(0);
+    expect(status.remaining).toBeGreaterThan(0);
+    expect(status.remaining).toBeLessThan(656);
     const resumed = await plan('--simulate', '--max-cost', String(cap), '--max-output-tokens', '16');
     expect(resumed.stdout).toContain(`--max-cost $${cap.toFixed(4)}, less the $${status.costUsd.toFixed(4)} the job has spent: of the ${status.remaining} rows to send`);
   });

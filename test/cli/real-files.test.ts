@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../support/fixtures.js';
+import { realDataDir, realRecords } from '../support/real-records.js';
+import { expectSameRows } from '../support/same-rows.js';
 import { runMain } from '../support/run-main.js';
 
 let dir: string;
@@ -31,8 +32,11 @@ interface Case {
   records: number;
   prompt: string;
   args?: string[];
-  /** How to read the source for comparison. */
-  read: { delimiter: string; bom?: boolean; fromLine?: number };
+  /**
+   * How to read the source for comparison (csv-parse, test/support/real-records.ts): its delimiter, whether it starts
+   * with a BOM, and the records above the header (the IAB file's title row).
+   */
+  read: { delimiter: string; bom?: boolean; aboveHeader?: number };
 }
 
 const cases: Case[] = [
@@ -55,33 +59,33 @@ const cases: Case[] = [
     records: 704,
     prompt: 'Ads for camping gear next to this? {{Name}} ({{Tier 1}} > {{Tier 2}} > {{Tier 3}} > {{Tier 4}})',
     args: ['--header-row', '2'],
-    read: { delimiter: '\t', fromLine: 2 },
+    read: { delimiter: '\t', aboveHeader: 1 },
   },
 ];
 
 describe.each(cases)('$file', (c) => {
   it(`classifies all ${c.records} records with --simulate, cells unchanged, in the input's dialect`, async () => {
-    copyFileSync(path.join(repoRoot, 'test', 'fixtures', 'data', c.file), path.join(dir, c.file));
+    copyFileSync(path.join(realDataDir, c.file), path.join(dir, c.file));
     const result = await runMain(['classify', c.file, '--prompt', c.prompt, '--labels', 'yes,no', '--simulate', '--no-escape-formulas', '--rows-per-request', String(PACK), ...(c.args ?? [])], { cwd: dir });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`packs of up to ${PACK}`);
     const stem = path.parse(c.file).name;
     const outputBytes = readFileSync(path.join(dir, `${stem}.classified.csv`));
-    const source = parse(readFileSync(path.join(dir, c.file)), {
-      delimiter: c.read.delimiter,
-      bom: c.read.bom ?? false,
-      from_line: c.read.fromLine ?? 1,
-      relax_column_count: true,
-      skip_empty_lines: true,
-    });
+    // The source as csv-parse reads it (strict: every record as wide as the header), parsed once per process and shared
+    // with test/output/real-data.test.ts; the file copied to `dir` is the same bytes.
+    const source = realRecords(c.file, c.read.delimiter).slice(c.read.aboveHeader ?? 0);
     const output = parse(outputBytes, { delimiter: c.read.delimiter, bom: true });
     expect(output).toHaveLength(c.records + 1);
     expect(source).toHaveLength(c.records + 1);
     const width = source[0]!.length;
     expect(output[0]!.slice(-3)).toEqual(['label', 'status', 'error']);
-    // Whole-table comparisons (one expect per row would cost more than the run): cells unchanged and in order…
-    expect(output.slice(1).map((row) => row.slice(0, width))).toEqual(source.slice(1).map((cells) => [...cells, ...Array(Math.max(0, width - cells.length)).fill('')].slice(0, width)));
+    // Whole-table comparisons, cell by cell with === (one expect per row, or vitest's deep toEqual over thousands of
+    // rows, would cost more than the run): cells unchanged and in order…
+    expectSameRows(
+      output.slice(1).map((row) => row.slice(0, width)),
+      source.slice(1),
+    );
     // …and every row ok with a valid label.
     expect(output.slice(1).filter((row) => row.at(-2) !== 'ok' || !['yes', 'no'].includes(row.at(-3) ?? ''))).toEqual([]);
     expect(outputBytes.includes(Buffer.from('\uFFFD'))).toBe(false);

@@ -46,8 +46,10 @@ describe.each(FILES)('$name', (file) => {
     const { source, records } = await load(file);
     expect(records).toHaveLength(file.records);
     expect(source.columns).toHaveLength(file.columns);
-    for (const record of records) expect(record.cells).toHaveLength(file.columns);
-    expect(records.map((r) => r.index)).toEqual(records.map((_, i) => i));
+    // One assertion over all records (an expect per record cost more than reading the file): the lines of those of
+    // another width, and the first record whose index is not its position.
+    expect(records.filter((r) => r.cells.length !== file.columns).map((r) => `line ${r.line}: ${r.cells.length} cells`)).toEqual([]);
+    expect(records.findIndex((r, i) => r.index !== i)).toBe(-1);
   });
 
   test('is described as detected', async () => {
@@ -60,7 +62,7 @@ describe.each(FILES)('$name', (file) => {
     const { source, records } = await load(file);
     expect(records.filter((record) => record.cells.some((text) => text.includes('\uFFFD'))).map((r) => r.line)).toEqual([]);
     expect(new Set(source.columns).size).toBe(source.columns.length);
-    for (const name of source.columns) expect(name.trim()).toBe(name);
+    expect(source.columns.filter((name) => name.trim() !== name)).toEqual([]);
     expect(source.columns.some((name) => name.includes('\uFEFF'))).toBe(false);
   });
 

@@ -6,14 +6,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeFormula, needsFormulaEscape } from '../../src/output/escape-formula.js';
 import { createOutputWriter } from '../../src/output/create-output-writer.js';
 import type { OutputFormat, OutputSpec } from '../../src/output/output-writer.js';
-import { expectSameRows, quotePrefixedCells, readBack } from './read-back.js';
-
-const DATA = path.resolve(import.meta.dirname, '..', 'fixtures', 'data');
+import { realDataDir, realRecords } from '../support/real-records.js';
+import { expectSameRows } from '../support/same-rows.js';
+import { quotePrefixedCells, readBack } from './read-back.js';
 
 interface RealFile {
   name: string;
@@ -35,16 +34,8 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** Parsed files by name: each file is parsed once for its five tests (the tests only read the rows). */
-const parsed = new Map<string, readonly string[][]>();
-
-function records(file: RealFile): readonly string[][] {
-  const known = parsed.get(file.name);
-  if (known !== undefined) return known;
-  const rows: string[][] = parse(fs.readFileSync(path.join(DATA, file.name)), { delimiter: file.delimiter, bom: true });
-  parsed.set(file.name, rows);
-  return rows;
-}
+/** The file's records, parsed once for its five tests and shared with test/cli/real-files.test.ts (read only). */
+const records = (file: RealFile): readonly string[][] => realRecords(file.name, file.delimiter);
 
 async function write(spec: OutputSpec, rows: readonly string[][]): Promise<void> {
   const writer = await createOutputWriter(spec);
@@ -59,7 +50,7 @@ describe.each(FILES)('$name', (file) => {
     const [header, ...rows] = records(file);
     const target = path.join(dir, file.name);
     await write({ target, columns: header!, delimiter: file.delimiter, bom: file.bom, lineBreak: file.lineBreak, escapeFormulas: false }, rows);
-    expect(fs.readFileSync(target).equals(fs.readFileSync(path.join(DATA, file.name)))).toBe(true);
+    expect(fs.readFileSync(target).equals(fs.readFileSync(path.join(realDataDir, file.name)))).toBe(true);
   });
 
   it.each(['csv', 'jsonl', 'xlsx'] as const)('reads back from %s with every cell, formulas neutralized', async (out) => {
