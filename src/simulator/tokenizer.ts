@@ -16,11 +16,15 @@
  * a Map by `bytes.join(',')`, and it caches nothing per word. Measured on the 2-core dev machine (Node 20.20, shared
  * with other work: load average 4-7), the old and this file side by side, one process per run, median of 3 runs,
  * in two rounds (the spread is the load):
- * - build (`warmTokenizer`): Tiktoken 1,050-1,530 ms, RSS 212 MB after it; this file 100-200 ms, 92 MB
- *   (the Map is keyed by the base64 strings as they stand in `bpe_ranks`, nothing is decoded);
+ * - build (`warmTokenizer`): Tiktoken 1,050-1,530 ms, RSS 212 MB after it; this file 100-200 ms, 92 MB with a Map
+ *   keyed by the base64 strings as they stand in `bpe_ranks`; now 36-67 ms against that Map's 81-124 ms (11 runs
+ *   each, alternating), RSS 96 against 128 MB, with the tokens decoded into one byte array under a hash table of
+ *   typed arrays (`getVocabulary`), whose lookups make no base64 string: the data lines (next line, caches cold)
+ *   count in 209-334 ms against the Map's 297-400 ms;
  * - counting the 14,287 lines of test/fixtures/data once (caches cold): Tiktoken 1,290-1,970 ms, this file 320-590 ms;
  *   the same lines again, each with a suffix so the whole-text memo misses: 1,280-1,930 ms against 150-250 ms;
- * - 300,000 distinct short rows (one run): 27.3 s against 7.7 s, peak heap 157 against 96 MB.
+ * - 300,000 distinct short rows (one run): 27.3 s against 7.7 s, peak heap 157 against 96 MB; 100,000 distinct made-up
+ *   rows of 6-15 words: 2.2-2.8 s now against 3.6-4.3 s with the Map of base64 strings (3 runs each, same counts).
  *
  * Counting: split the text with `pat_str` (flags `gu`), then per piece: a bounded cache (piece → token count), the
  * whole piece if it is a token, else the byte-pair merge. Special-token strings such as `<|endoftext|>` are
@@ -30,8 +34,16 @@ import o200k from 'js-tiktoken/ranks/o200k_base';
 
 /** The o200k_base ranks and pattern, built once. */
 interface Vocabulary {
-  /** Rank of each token, keyed by the base64 of its bytes (as in `bpe_ranks`). */
-  ranks: Map<string, number>;
+  /** The bytes of every token, back to back in the order of `bpe_ranks`. */
+  bytes: Uint8Array;
+  /** Token t's bytes are `bytes[starts[t]]` up to (not including) `bytes[starts[t + 1]]`. */
+  starts: Int32Array;
+  /** Rank of token t. */
+  ranks: Int32Array;
+  /** `hashBytes` of token t's bytes. */
+  hashes: Int32Array;
+  /** Open-addressing hash table (linear probing, at most half full): t + 1 of the token in the slot, 0 when empty. */
+  slots: Int32Array;
   /** The pre-tokenizing pattern; global, so only use it through `matchAll` (which clones it). */
   pattern: RegExp;
   /** Bytes of the longest token: a longer pair of parts is never a token and is not looked up. */
@@ -40,24 +52,116 @@ interface Vocabulary {
 
 let vocabulary: Vocabulary | undefined;
 
-/** The shared vocabulary, built on first call (~100 ms: one split of `bpe_ranks`, one Map of 200k entries). */
+/** Value of each base64 character (by its code), -1 for any other byte (the `=` padding, separators). */
+const BASE64 = new Int8Array(256).fill(-1);
+for (let i = 0; i < 64; i++) BASE64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
+
+/** FNV-1a (32 bits, as a signed int) of `bytes[from]` up to (not including) `bytes[to]`. */
+function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let k = from; k < to; k++) h = Math.imul(h ^ (bytes[k] as number), 0x01000193);
+  return h;
+}
+
+/** Slot of the hash table where probing for a token with hash `h` starts (FNV's low bits mixed with its high bits). */
+function firstSlot(h: number, mask: number): number {
+  const x = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  return (x ^ (x >>> 13)) & mask;
+}
+
+/**
+ * The shared vocabulary, built on first call (~50 ms on the 2-core dev machine: one pass over the 2.3 MB of
+ * `bpe_ranks` decoding the base64 tokens into one byte array, then a hash table over them; the Map of 200k base64
+ * strings it replaces took ~100 ms, and each of its lookups base64-encoded the bytes looked up).
+ */
 function getVocabulary(): Vocabulary {
   if (vocabulary !== undefined) return vocabulary;
-  const ranks = new Map<string, number>();
-  let longestBase64 = 0;
-  for (const line of o200k.bpe_ranks.split('\n')) {
-    if (line.length === 0) continue;
-    const fields = line.split(' ');
-    const offset = Number.parseInt(fields[1] ?? '', 10);
-    for (let i = 2; i < fields.length; i++) {
-      const token = fields[i] as string;
-      ranks.set(token, offset + i - 2);
-      if (token.length > longestBase64) longestBase64 = token.length;
+  // Lines of `<name> <first rank> <base64 token>…` separated by single spaces: all ASCII, so one byte a character.
+  const text = Buffer.from(o200k.bpe_ranks, 'latin1');
+  // Upper bounds: every token takes at least 5 characters (a separator and 4 of base64), and 4 characters carry 3 bytes.
+  const capacity = Math.ceil(text.length / 5) + 1;
+  const bytes = new Uint8Array(Math.ceil((text.length * 3) / 4));
+  const starts = new Int32Array(capacity + 1);
+  const ranks = new Int32Array(capacity);
+  const hashes = new Int32Array(capacity);
+  let count = 0;
+  let written = 0;
+  let maxTokenBytes = 0;
+  for (let line = 0; line < text.length; ) {
+    let end = text.indexOf(10, line);
+    if (end === -1) end = text.length;
+    const nameEnd = text.indexOf(32, line);
+    if (nameEnd !== -1 && nameEnd < end) {
+      let rankEnd = text.indexOf(32, nameEnd + 1);
+      if (rankEnd === -1 || rankEnd > end) rankEnd = end;
+      let rank = Number.parseInt(text.toString('latin1', nameEnd + 1, rankEnd), 10);
+      // Each token decoded as it is read: 6 bits a base64 character, a byte out whenever 8 bits are in.
+      for (let at = rankEnd + 1; at < end; at++) {
+        const start = written;
+        let bits = 0;
+        let nbits = 0;
+        let h = 0x811c9dc5;
+        for (; at < end; at++) {
+          const c = text[at] as number;
+          if (c === 32) break;
+          const v = BASE64[c] as number;
+          if (v < 0) continue; // '=' padding
+          bits = ((bits << 6) | v) & 0xfff;
+          nbits += 6;
+          if (nbits >= 8) {
+            nbits -= 8;
+            const byte = (bits >> nbits) & 0xff;
+            bytes[written++] = byte;
+            h = Math.imul(h ^ byte, 0x01000193); // hashBytes, as the bytes come
+          }
+        }
+        starts[count] = start;
+        ranks[count] = rank++;
+        hashes[count] = h;
+        if (written - start > maxTokenBytes) maxTokenBytes = written - start;
+        count++;
+      }
     }
+    line = end + 1;
   }
-  // 4 base64 characters carry 3 bytes: an upper bound on the longest token's bytes.
-  vocabulary = { ranks, pattern: new RegExp(o200k.pat_str, 'gu'), maxTokenBytes: (longestBase64 / 4) * 3 };
-  return vocabulary;
+  starts[count] = written;
+  let size = 2;
+  while (size < 2 * count) size *= 2;
+  const slots = new Int32Array(size);
+  const vocab: Vocabulary = { bytes, starts, ranks, hashes, slots, pattern: new RegExp(o200k.pat_str, 'gu'), maxTokenBytes };
+  for (let t = 0; t < count; t++) {
+    // A token seen again takes the later rank (as a Map.set would).
+    slots[findSlot(vocab, bytes, starts[t] as number, starts[t + 1] as number, hashes[t] as number)] = t + 1;
+  }
+  vocabulary = vocab;
+  return vocab;
+}
+
+/**
+ * The slot of the token whose bytes are `source[from]` up to (not including) `source[to]` and whose `hashBytes` is
+ * `h`, or else the empty slot where probing for it stopped.
+ */
+function findSlot(vocab: Vocabulary, source: Uint8Array, from: number, to: number, h: number): number {
+  const { slots, hashes, starts, bytes } = vocab;
+  const mask = slots.length - 1;
+  const length = to - from;
+  for (let slot = firstSlot(h, mask); ; slot = (slot + 1) & mask) {
+    const entry = slots[slot] as number;
+    if (entry === 0) return slot;
+    const t = entry - 1;
+    const start = starts[t] as number;
+    if (hashes[t] !== h || (starts[t + 1] as number) - start !== length) continue;
+    let k = 0;
+    while (k < length && bytes[start + k] === source[from + k]) k++;
+    if (k === length) return slot;
+  }
+}
+
+/** Rank of the token whose bytes are `source[from]` up to (not including) `source[to]`; Infinity when none is. */
+function rankOf(vocab: Vocabulary, source: Uint8Array, from: number, to: number): number {
+  if (to - from > vocab.maxTokenBytes) return Infinity;
+  const entry = vocab.slots[findSlot(vocab, source, from, to, hashBytes(source, from, to))] as number;
+  return entry === 0 ? Infinity : (vocab.ranks[entry - 1] as number);
 }
 
 /**
@@ -88,16 +192,13 @@ function mergeBoundaries(bytes: Buffer, vocab: Vocabulary): number[] {
     prev[i] = i - 1;
     alive[i] = 1;
   }
-  const rankOf = (i: number): number => {
+  const pairRankAt = (i: number): number => {
     const j = next[i] as number;
-    if (j >= n) return Infinity;
-    const end = next[j] as number;
-    if (end - i > vocab.maxTokenBytes) return Infinity;
-    return vocab.ranks.get(bytes.toString('base64', i, end)) ?? Infinity;
+    return j >= n ? Infinity : rankOf(vocab, bytes, i, next[j] as number);
   };
   const heap: number[] = [];
   const push = (i: number): void => {
-    const rank = rankOf(i);
+    const rank = pairRankAt(i);
     pairRank[i] = rank;
     if (rank !== Infinity) heapPush(heap, rank * stride + i);
   };
@@ -167,8 +268,7 @@ function pieceTokens(piece: string, vocab: Vocabulary): number {
     if (hit !== undefined) return hit;
   }
   const bytes = Buffer.from(piece, 'utf8');
-  // A piece longer than the longest token is never one whole: no base64 of the whole run to look up.
-  const whole = bytes.length <= vocab.maxTokenBytes && vocab.ranks.has(bytes.toString('base64'));
+  const whole = rankOf(vocab, bytes, 0, bytes.length) !== Infinity; // a piece longer than any token: not hashed
   const n = whole ? 1 : mergeBoundaries(bytes, vocab).length - 1;
   if (cacheable) {
     if (pieceCache.size >= PIECE_CACHE_MAX_ENTRIES) pieceCache.clear();

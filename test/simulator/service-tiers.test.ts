@@ -105,13 +105,16 @@ describe('service tiers through the Gemini adapter and the simulator', () => {
     }
     expect(sim.stats().faults['flex-shed']).toBe(sheds.length);
     expect(sim.stats().servedTiers.flex).toBe(400 - sheds.length);
-    // The same prompts at standard: no shed.
-    const standard = await Promise.all(Array.from({ length: 100 }, (_, i) => caller.generate(request(`Flex row ${i}: is it late?`, 'standard')).then(() => 'ok', (e: unknown) => e)));
+    // The first 40 prompts again at standard: no shed. Were standard requests shed at the Flex rate, all 40 would be
+    // answered with probability 0.75^40 ≈ 1e-5 (100 until this cut: each request through the SDK is ~1.4 ms of CPU).
+    const standard = await Promise.all(Array.from({ length: 40 }, (_, i) => caller.generate(request(`Flex row ${i}: is it late?`, 'standard')).then(() => 'ok', (e: unknown) => e)));
     expect(standard.every((o) => o === 'ok')).toBe(true);
   });
 
   it('answers Flex requests after the Flex latency times the time scale; other tiers after the scenario latency', async () => {
-    const timeScale = 0.0005;
+    // Flex latency 60-900 s scaled to 6-90 ms: the bounds below still tell a scaled latency from an unscaled one (or a
+    // twice-scaled one, under 1 ms), and the 12 requests wait at most 90 ms (0.45 s at the 0.0005 used until this cut).
+    const timeScale = 0.0001;
     const sim = await simulator({ seed: 9, flex: { timeScale } });
     const caller = geminiCaller(sim.url);
     await Promise.all(Array.from({ length: 12 }, (_, i) => caller.generate(request(`Slow row ${i}`, 'flex'))));
