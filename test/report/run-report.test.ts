@@ -1,7 +1,10 @@
 /**
  * The HTML run report (issue 16) of a simulator run with scripted stretches: RPM-paced rows, a per-minute 429 whose
  * retryDelay pauses the project, slow answers that leave every request slot taken (concurrency), 503s, rows that fail
- * with a 400, and a daily quota that parks the project and stops the run. In-process, over real HTTP; about 6 s.
+ * with a 400, and a daily quota that parks the project and stops the run. In-process, over real HTTP; about 5 s. The
+ * report merges stretches under 750 ms into a neighbour, so each scripted stretch lasts longer than that: the RPM one
+ * about 1.8 s (50 rows at 1,200 RPM after a burst), the 429 pause 1.0–1.1 s (its retryDelay, with jitter), the
+ * concurrency one about 2 s (10 answers of 300 ms, 2 at a time); CPU load only lengthens them.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,18 +17,18 @@ let dir: string;
 let html: string;
 let classifyOut: string;
 
-/** A per-minute 429 at our own limit, asking for 1.5 s (the shape of fixture 429-a, another quotaId). */
+/** A per-minute 429 at our own limit, asking for 1 s (the shape of fixture 429-a, another quotaId). */
 const RPM_429 = {
   error: {
     code: 429,
-    message: 'You exceeded your current quota. Please retry in 1.5s.',
+    message: 'You exceeded your current quota. Please retry in 1s.',
     status: 'RESOURCE_EXHAUSTED',
     details: [
       {
         '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
         violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel', quotaDimensions: { location: 'global', model: 'gemini-2.5-flash' }, quotaValue: '1200' }],
       },
-      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1.5s' },
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' },
     ],
   },
 };
@@ -67,7 +70,7 @@ beforeAll(async () => {
         { match: '#sim:flaky', responses: [{ kind: 'error', status: 503, fixture: '503-overloaded' }, { kind: 'error', status: 503, fixture: '503-overloaded' }, { kind: 'enum' }] },
         { match: '#sim:bad', responses: [{ kind: 'error', status: 400, fixture: '400-context-too-long' }] },
         { match: '#sim:rpm429', responses: [{ kind: 'error', status: 429, body: RPM_429 }, { kind: 'enum' }] },
-        { match: '#sim:slow', responses: [{ kind: 'delay-ms', ms: 400 }] },
+        { match: '#sim:slow', responses: [{ kind: 'delay-ms', ms: 300 }] },
       ],
     }),
   );
