@@ -1,20 +1,18 @@
 /**
  * Issue 17: no import cycle in src/, type-only imports included (a type lives in the file that produces it; a file
- * that only reads it imports it from there). Imports are read with the TypeScript compiler's own pre-processor.
+ * that only reads it imports it from there). Imports are read with a parser (test/support/module-imports.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { importSpecifiers } from './support/module-imports.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The src/ files a source imports by relative path (`./x.js` → `src/…/x.ts`), `import type` and re-exports included. */
 function localImports(file: string, text: string): string[] {
-  return ts
-    .preProcessFile(text, true, true)
-    .importedFiles.map((f) => f.fileName)
+  return importSpecifiers(file, text)
     .filter((spec) => spec.startsWith('.'))
     .map((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).replace(/\.js$/, '.ts'));
 }

@@ -2,13 +2,13 @@
  * The seam (issue 13): no file outside a provider adapter (src/providers/<adapter>/) imports a provider SDK
  * (`@google/genai`, `openai`, `google-auth-library`) or an adapter's module — static, type-only and dynamic imports
  * alike. Only src/providers/create-provider.ts, which maps --provider names to adapters, may import adapters; and an
- * adapter imports no other adapter. Imports are read with the TypeScript compiler's own pre-processor, not a regex.
+ * adapter imports no other adapter. Imports are read with a parser (test/support/module-imports.ts), not a regex.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { importSpecifiers } from '../support/module-imports.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SDKS = ['@google/genai', 'openai', 'google-auth-library'];
@@ -20,17 +20,12 @@ function adapterOf(file: string): string | undefined {
   return /^src\/providers\/([^/]+)\//.exec(file)?.[1];
 }
 
-/** Every import specifier of a TypeScript source, `import type` and `import()` included. */
-function importsOf(text: string): string[] {
-  return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
-}
-
 /** The rule, over files given as repository path → text. Returns one line per breach. */
 function boundaryBreaches(files: ReadonlyMap<string, string>): string[] {
   const breaches: string[] = [];
   for (const [file, text] of files) {
     const own = adapterOf(file);
-    for (const spec of importsOf(text)) {
+    for (const spec of importSpecifiers(file, text)) {
       const sdk = SDKS.find((name) => spec === name || spec.startsWith(`${name}/`));
       if (sdk && own === undefined) breaches.push(`${file} imports the provider SDK ${spec}`);
       if (!spec.startsWith('.')) continue;
@@ -57,7 +52,7 @@ describe('the provider seam', () => {
     const files = sourceFiles('src');
     expect(files.size).toBeGreaterThan(100);
     // The adapters exist and do use their SDK: the rule is not vacuous.
-    expect([...files].some(([f, t]) => adapterOf(f) === 'gemini' && importsOf(t).includes('@google/genai'))).toBe(true);
+    expect([...files].some(([f, t]) => adapterOf(f) === 'gemini' && importSpecifiers(f, t).includes('@google/genai'))).toBe(true);
     expect(boundaryBreaches(files)).toEqual([]);
   });
 
