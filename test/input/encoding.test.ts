@@ -216,3 +216,50 @@ describe('binary files named .csv', () => {
     expect((await readAll(await openInput(path, { encoding: 'latin1' }))).length).toBe(1);
   });
 });
+
+describe('characters split between two reads', () => {
+  /** Where reads end (file offsets after `start`): a first read of 16 KiB, then 64 KiB, then 256 KiB (decode-stream.ts). */
+  const READ_ENDS = [16_384, 16_384 + 65_536, 16_384 + 65_536 + 262_144];
+
+  /**
+   * A CSV (`id,text`) whose `text` cells put character `chars[k]` across the k-th read end: its first `split` bytes in
+   * one read, the rest in the next. Returns the file's bytes and the text cells.
+   */
+  function straddling(encode: (text: string) => Buffer, bom: Buffer, chars: string[], split: number): { bytes: Buffer; texts: string[] } {
+    const parts: Buffer[] = [bom, encode('id,text\n')];
+    let size = parts.reduce((n, p) => n + p.length, 0);
+    const texts: string[] = [];
+    const add = (text: string) => {
+      const row = encode(`${texts.length},${text}\n`);
+      texts.push(text);
+      parts.push(row);
+      size += row.length;
+    };
+    READ_ENDS.forEach((end, k) => {
+      const at = bom.length + end - split; // where the character must start
+      while (at - size > 300) add('filler row of plain ASCII text long enough to advance quickly through the file');
+      const prefix = `${texts.length},`;
+      const pad = (at - size - encode(prefix).length) / encode('x').length;
+      add(`${'x'.repeat(pad)}${chars[k] as string} after`);
+    });
+    return { bytes: Buffer.concat(parts), texts };
+  }
+
+  test('UTF-8: a 2-, 3- and 4-byte character across each read end is read whole', async () => {
+    const { bytes, texts } = straddling((t) => Buffer.from(t, 'utf8'), Buffer.alloc(0), ['é', '€', '😀'], 1);
+    const records = await readAll(await openInput(await scratch.file('split-utf8.csv', bytes), {}));
+    expect(records.map((r) => r.cells[1])).toEqual(texts);
+  });
+
+  test('UTF-8 with a BOM, split after 2 bytes: read whole', async () => {
+    const { bytes, texts } = straddling((t) => Buffer.from(t, 'utf8'), Buffer.from([0xef, 0xbb, 0xbf]), ['日', '€', '😀'], 2);
+    const records = await readAll(await openInput(await scratch.file('split-utf8-bom.csv', bytes), {}));
+    expect(records.map((r) => r.cells[1])).toEqual(texts);
+  });
+
+  test('UTF-16LE: a surrogate pair across each read end (high surrogate in one read, low in the next) is read whole', async () => {
+    const { bytes, texts } = straddling((t) => Buffer.from(t, 'utf16le'), Buffer.from([0xff, 0xfe]), ['😀', '𝄞', '😀'], 2);
+    const records = await readAll(await openInput(await scratch.file('split-utf16.csv', bytes), {}));
+    expect(records.map((r) => r.cells[1])).toEqual(texts);
+  });
+});

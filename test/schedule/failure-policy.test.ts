@@ -66,6 +66,18 @@ describe('failureAction: what a failure means for its row', () => {
     }
   });
 
+  it('a first Flex shed waits 0.5–1 s, a second 1–2 s, as documented (not only relative to the constants it reads)', () => {
+    const text = fixtureText('503-overloaded.json');
+    const shed = failureForStatus(503, parseRpcStatus(text), text, false, true);
+    const delay = (sent: number, r: number) => (failureAction(shed, ctx({ sent, random: () => r })) as { delayMs: number }).delayMs;
+    expect(delay(1, 0)).toBe(500);
+    expect(delay(1, 0.999)).toBeGreaterThanOrEqual(990);
+    expect(delay(1, 0.999)).toBeLessThanOrEqual(1_000);
+    expect(delay(2, 0)).toBe(1_000);
+    expect(delay(2, 0.999)).toBeGreaterThanOrEqual(1_990);
+    expect(delay(2, 0.999)).toBeLessThanOrEqual(2_000);
+  });
+
   it('a Flex shed (503 to a Flex request) never counts, whatever the attempts, and backs off with equal jitter up to its cap', () => {
     const text = fixtureText('503-overloaded.json');
     const shed = failureForStatus(503, parseRpcStatus(text), text, false, true);

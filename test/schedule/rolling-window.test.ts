@@ -33,4 +33,14 @@ describe('RollingWindow', () => {
       { numRuns: 100 },
     );
   });
+
+  it('an event counts until exactly 60,000 ms after it: in at +59,999 ms, out at +60,000 ms (random streams rarely land on the edge)', () => {
+    const w = new RollingWindow(60_000);
+    w.add(1, 1_000);
+    expect(w.earliestFit(1, 1, 1_000)).toBe(61_000);
+    expect(w.earliestFit(1, 1, 60_999)).toBe(61_000);
+    expect(w.sum(60_999)).toBe(1);
+    expect(w.sum(61_000)).toBe(0);
+    expect(w.earliestFit(1, 1, 61_000)).toBe(61_000);
+  });
 });

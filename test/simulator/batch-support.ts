@@ -40,12 +40,18 @@ export const BATCH_START = Date.parse('2026-12-01T00:00:00Z');
 export interface BatchWorld {
   sim: SimulatorHandle | undefined;
   tmp: TempDir | undefined;
+  /** Those a test started before its latest (a test that restarts the simulator), closed and removed after it too. */
+  earlier: Array<{ sim: SimulatorHandle | undefined; tmp: TempDir | undefined }>;
 }
 
 /** A {@link BatchWorld}, with an afterEach (in the enclosing scope) that closes its simulator and removes its directory. */
 export function batchWorld(): BatchWorld {
-  const world: BatchWorld = { sim: undefined, tmp: undefined };
+  const world: BatchWorld = { sim: undefined, tmp: undefined, earlier: [] };
   afterEach(async () => {
+    for (const { sim, tmp } of world.earlier.splice(0)) {
+      await sim?.close();
+      tmp?.remove();
+    }
     await world.sim?.close();
     world.sim = undefined;
     world.tmp?.remove();
@@ -62,6 +68,7 @@ export function batchWorld(): BatchWorld {
 export async function startBatchSim(world: BatchWorld, batch: Record<string, unknown> = {}, over: Record<string, unknown> = {}): Promise<{ sim: SimulatorHandle; clock: FakeClock }> {
   const clock = new FakeClock(BATCH_START);
   const sim = await startSimulator(scenario({ batch: { pendingMs: 1000, runningMs: 2000, ...batch }, ...over }), { clock });
+  if (world.sim || world.tmp) world.earlier.push({ sim: world.sim, tmp: world.tmp });
   world.sim = sim;
   world.tmp = tempDir();
   return { sim, clock };

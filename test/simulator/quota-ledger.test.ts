@@ -97,6 +97,16 @@ describe('rolling window', () => {
     );
   });
 
+  it('a request counts until exactly 60,000 ms after it: refused at +59,999 ms with a 1 ms wait, admitted at +60,000 ms', () => {
+    const t0 = 1_750_000_000_000;
+    const bucket = new QuotaBucket({ rpm: 1, tpm: 1_000, limitZero: false, window: rolling });
+    expect(bucket.tryAdmit(t0, 10, false).admitted).toBe(true);
+    const edge = bucket.tryAdmit(t0 + 59_999, 10, false);
+    expect(edge.admitted).toBe(false);
+    expect(edge.violations.map((v) => [v.dimension, v.waitMs])).toEqual([['rpm', 1]]);
+    expect(bucket.tryAdmit(t0 + 60_000, 10, false).admitted).toBe(true);
+  });
+
   it('with countRejected, rejected requests use up the window but admitted ones still never exceed it', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 6 }), eventsArb, (rpm, events) => {
