@@ -293,7 +293,7 @@ async function classifyRows(prepared: PreparedJob, p: Run): Promise<number> {
     output,
     jobDir: job.dir,
     resumeCommand: exitCode === ExitCode.Stopped ? resumeCommand(p.invocation) : undefined,
-    bound: batch && dispatcher.stats.requests === 0 ? [] : dispatcher.bindingShares().map((b) => ({ binding: BINDING_LABELS[b.binding], share: b.share })),
+    bound: dispatcher.stats.requests === 0 ? [] : dispatcher.bindingShares().map((b) => ({ binding: BINDING_LABELS[b.binding], share: b.share })),
     ...(batch ? { batches: batch.summary() } : {}),
     ...(config.serviceTier !== undefined || served.standard < BILLING_TIERS.reduce((n, t) => n + served[t], 0) ? { served: { ...served } } : {}),
     ...(config.rowsPerRequest > 1 ? { rowsPerRequest: config.rowsPerRequest } : {}),

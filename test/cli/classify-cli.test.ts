@@ -125,6 +125,16 @@ describe('classify CLI', () => {
     expect(result.stderr).toContain('finished: 1 of 3 rows not ok');
   });
 
+  it('a finished job run again sends nothing and names no binding (no time was spent waiting on anything)', async () => {
+    const args = ['classify', 'small.csv', '--prompt', 'Topic: {{topic}}', '--labels', 'finance,other', '--keys-file', 'keys.txt', '--base-url', sim.url, '-o', 'again.csv', '--job-dir', 'again-job'];
+    const first = await runMain(args, { cwd: dir });
+    expect(first.stdout).toMatch(/^bound by: /m);
+    const again = await runMain(args, { cwd: dir });
+    expect(again.code).toBe(first.code);
+    expect(again.stdout).toMatch(/^requests: 0 /m);
+    expect(again.stdout).not.toMatch(/^bound by:/m);
+  });
+
   it('--json prints NDJSON events: start, then a summary', async () => {
     const result = await runMain(['classify', 'small.csv', '--prompt', 'Topic: {{topic}}', '--labels', 'finance,other', '--keys-file', 'keys.txt', '--base-url', sim.url, '--json', '--restart'], { cwd: dir });
     const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; [k: string]: unknown });
