@@ -100,7 +100,6 @@ function getVocabulary(): Vocabulary {
         const start = written;
         let bits = 0;
         let nbits = 0;
-        let h = 0x811c9dc5;
         for (; at < end; at++) {
           const c = text[at] as number;
           if (c === 32) break;
@@ -110,14 +109,12 @@ function getVocabulary(): Vocabulary {
           nbits += 6;
           if (nbits >= 8) {
             nbits -= 8;
-            const byte = (bits >> nbits) & 0xff;
-            bytes[written++] = byte;
-            h = Math.imul(h ^ byte, 0x01000193); // hashBytes, as the bytes come
+            bytes[written++] = (bits >> nbits) & 0xff;
           }
         }
         starts[count] = start;
         ranks[count] = rank++;
-        hashes[count] = h;
+        hashes[count] = hashBytes(bytes, start, written);
         if (written - start > maxTokenBytes) maxTokenBytes = written - start;
         count++;
       }

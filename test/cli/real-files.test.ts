@@ -6,8 +6,8 @@
  * All five (6,932 records) pack up to 100 rows a request (`--rows-per-request`, answers joined by row id; the 2,848
  * records of cip-2020-nces.csv take 29 requests): every record still goes through the whole run and back out. CPU of
  * the five classify runs, 2 cores: 6.1 s with 25 a request and the TSV one a request, 3.9–4.2 s with 100 (the first
- * run also loads the CLI and warms the tokenizer). One row a request on a real file: samples/topics.csv (this esco
- * file, 656 rows) in test/cli/service-tier.test.ts.
+ * run also loads the CLI and warms the tokenizer). One row a request on a real file: the first 300 records of
+ * samples/topics.csv (this esco file) in test/cli/kill-resume.test.ts, its first 100 in test/cli/service-tier.test.ts.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

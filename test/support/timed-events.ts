@@ -19,13 +19,6 @@ export class TimedEvents {
   /** Callbacks with a timer armed, by due time: how many. */
   readonly #armed = new Map<number, number>();
 
-  /** Callbacks scheduled and not run yet. */
-  get size(): number {
-    let armed = 0;
-    for (const n of this.#armed.values()) armed += n;
-    return this.#waiting.size + armed;
-  }
-
   /**
    * Runs `run` `delayMs` after now (`Date.now()`: the fake clock once installed), the delay cut to whole ms and at least
    * 0 as the fake clock's `setTimeout` takes it. An exception `run` throws comes out of its timer callback, as it would
